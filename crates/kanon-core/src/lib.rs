@@ -1,0 +1,22 @@
+//! Shared types of kanon: documents and spans (character offsets), the eight TAB entity types,
+//! the one text normalisation that the index and the gazetteer share, and file IO helpers
+//! (JSONL with line-numbered errors, atomic writes).
+//!
+//! ```
+//! use kanon_core::text::normalize_term;
+//!
+//! assert_eq!(normalize_term("Zoë  O'Brien-Smith").as_deref(), Some("zoe o brien smith"));
+//! assert_eq!(normalize_term("August 5, 1992").as_deref(), Some("august 5 1992"));
+//! ```
+
+pub mod document;
+pub mod entity;
+pub mod error;
+pub mod io;
+pub mod progress;
+pub mod text;
+
+pub use document::{Document, Span};
+pub use entity::EntityType;
+pub use error::{Error, Result};
+pub use progress::{NoProgress, Progress};

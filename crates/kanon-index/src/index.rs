@@ -1,0 +1,320 @@
+//! An opened index: the tantivy term dictionary (exact, prefix and fuzzy lookup), every posting
+//! list decoded once into memory, term types, the people table and the gazetteer.
+
+use std::path::{Path, PathBuf};
+
+use kanon_core::EntityType;
+use kanon_core::text::normalize_term;
+use roaring::RoaringBitmap;
+use rustc_hash::FxHashMap;
+use tantivy::directory::FileSlice;
+use tantivy::termdict::TermDictionary;
+use tantivy_fst::Automaton;
+
+use crate::builder::{POSTINGS_MAGIC, PersonRow};
+use crate::error::{Error, Result};
+use crate::gazetteer::{Gazetteer, TermMatch};
+use crate::meta::{GAZETTEER_FILE, IndexMeta, PEOPLE_FILE, POSTINGS_FILE, TERMS_FILE, TYPES_FILE};
+use crate::postings::{PostingList, PostingStore};
+
+/// A person of the index: the dense id used in postings maps to the KG id and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedPerson {
+    pub id: String,
+    pub label: String,
+}
+
+/// Counts printed by `kanon index stats`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IndexStats {
+    pub people: u64,
+    pub terms: u64,
+    pub postings: u64,
+    pub terms_by_type: Vec<(EntityType, u64)>,
+    /// Terms that only one person has: each of them identifies its person alone.
+    pub unique_terms: u64,
+}
+
+pub struct Index {
+    dir: PathBuf,
+    meta: IndexMeta,
+    terms: TermDictionary,
+    postings: PostingStore,
+    types: Vec<u8>,
+    people: Vec<IndexedPerson>,
+    person_ids: FxHashMap<String, u32>,
+    gazetteer: Gazetteer,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("dir", &self.dir)
+            .field("people", &self.people.len())
+            .field("terms", &self.types.len())
+            .finish()
+    }
+}
+
+impl Index {
+    /// Opens an index directory, checking its format version, and loads postings and gazetteer.
+    pub fn open(dir: &Path) -> Result<Index> {
+        let meta = IndexMeta::read(dir)?;
+        let terms_path = dir.join(TERMS_FILE);
+        let slice = FileSlice::open(&terms_path).map_err(|e| Error::io(&terms_path, e))?;
+        let terms = TermDictionary::open(slice).map_err(|e| Error::io(&terms_path, e))?;
+        if terms.num_terms() as u64 != meta.terms {
+            return Err(Error::format(
+                &terms_path,
+                format!("{} terms, but meta.json says {}", terms.num_terms(), meta.terms),
+            ));
+        }
+        let postings = read_postings(&dir.join(POSTINGS_FILE), meta.terms)?;
+        let types_path = dir.join(TYPES_FILE);
+        let types = std::fs::read(&types_path).map_err(|e| Error::io(&types_path, e))?;
+        if types.len() as u64 != meta.terms || types.iter().any(|&t| EntityType::from_u8(t).is_none()) {
+            return Err(Error::format(&types_path, "does not hold one valid entity type per term"));
+        }
+        let people_path = dir.join(PEOPLE_FILE);
+        let mut people = Vec::with_capacity(meta.people as usize);
+        for row in kanon_core::io::read_jsonl::<PersonRow>(&people_path)? {
+            let (_, row) = row?;
+            people.push(IndexedPerson {
+                id: row.id,
+                label: row.label,
+            });
+        }
+        if people.len() as u64 != meta.people {
+            return Err(Error::format(
+                &people_path,
+                format!("{} people, but meta.json says {}", people.len(), meta.people),
+            ));
+        }
+        let person_ids = people
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.clone(), i as u32))
+            .collect();
+        let gazetteer_path = dir.join(GAZETTEER_FILE);
+        let bytes = std::fs::read(&gazetteer_path).map_err(|e| Error::io(&gazetteer_path, e))?;
+        let gazetteer = Gazetteer::deserialize(&bytes)
+            .map_err(|e| Error::format(&gazetteer_path, e.to_string()))?;
+        Ok(Index {
+            dir: dir.to_owned(),
+            meta,
+            terms,
+            postings,
+            types,
+            people,
+            person_ids,
+            gazetteer,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn meta(&self) -> &IndexMeta {
+        &self.meta
+    }
+
+    pub fn num_people(&self) -> u32 {
+        self.people.len() as u32
+    }
+
+    pub fn num_terms(&self) -> u32 {
+        self.types.len() as u32
+    }
+
+    pub fn postings(&self) -> &PostingStore {
+        &self.postings
+    }
+
+    pub fn gazetteer(&self) -> &Gazetteer {
+        &self.gazetteer
+    }
+
+    /// Terms of a text (leftmost-longest, no overlaps); see [`Gazetteer::find`].
+    pub fn find_terms(&self, text: &str) -> Vec<TermMatch> {
+        self.gazetteer.find(text)
+    }
+
+    /// The id of a term as written (it is normalised first), if indexed.
+    pub fn term_id(&self, surface: &str) -> Option<u32> {
+        let normalized = normalize_term(surface)?;
+        self.terms
+            .term_ord(normalized.as_bytes())
+            .ok()
+            .flatten()
+            .map(|ord| ord as u32)
+    }
+
+    /// The normalised text of a term id.
+    pub fn term_text(&self, term: u32) -> Option<String> {
+        let mut bytes = Vec::new();
+        match self.terms.ord_to_term(u64::from(term), &mut bytes) {
+            Ok(true) => String::from_utf8(bytes).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn term_type(&self, term: u32) -> Option<EntityType> {
+        self.types.get(term as usize).and_then(|&t| EntityType::from_u8(t))
+    }
+
+    pub fn posting_list(&self, term: u32) -> Option<PostingList<'_>> {
+        self.postings.get(term)
+    }
+
+    /// How many people have a term.
+    pub fn posting_count(&self, term: u32) -> u64 {
+        self.postings.get(term).map_or(0, |l| l.len())
+    }
+
+    /// How many people have all of `terms` (capped at `cap`; `u64::MAX` for the exact number).
+    pub fn intersection_count(&self, terms: &[u32], cap: u64) -> u64 {
+        self.postings.intersection_count(terms, cap)
+    }
+
+    pub fn intersection(&self, terms: &[u32]) -> RoaringBitmap {
+        self.postings.intersection(terms)
+    }
+
+    pub fn person(&self, person: u32) -> Option<&IndexedPerson> {
+        self.people.get(person as usize)
+    }
+
+    /// The dense id of a KG person id.
+    pub fn person_id(&self, kg_id: &str) -> Option<u32> {
+        self.person_ids.get(kg_id).copied()
+    }
+
+    /// Terms starting with `prefix` (normalised), at most `limit`.
+    pub fn prefix(&self, prefix: &str, limit: usize) -> Result<Vec<(u32, String)>> {
+        let Some(normalized) = normalize_term(prefix) else {
+            return Ok(Vec::new());
+        };
+        let mut upper = normalized.clone().into_bytes();
+        upper.push(0xff);
+        let stream = self
+            .terms
+            .range()
+            .ge(normalized.as_bytes())
+            .lt(&upper)
+            .into_stream()
+            .map_err(|e| Error::io(self.dir.join(TERMS_FILE), e))?;
+        Ok(collect_stream(stream, limit))
+    }
+
+    /// Terms within Levenshtein `distance` (0–2) of `surface` (normalised), at most `limit`.
+    pub fn fuzzy(&self, surface: &str, distance: u8, limit: usize) -> Result<Vec<(u32, String)>> {
+        if distance > 2 {
+            return Err(Error::Usage("fuzzy distance must be 0, 1 or 2".into()));
+        }
+        let Some(normalized) = normalize_term(surface) else {
+            return Ok(Vec::new());
+        };
+        let builder = levenshtein_automata::LevenshteinAutomatonBuilder::new(distance, true);
+        let automaton = LevenshteinDfa(builder.build_dfa(&normalized));
+        let stream = self
+            .terms
+            .search(automaton)
+            .into_stream()
+            .map_err(|e| Error::io(self.dir.join(TERMS_FILE), e))?;
+        Ok(collect_stream(stream, limit))
+    }
+
+    pub fn stats(&self) -> IndexStats {
+        let mut by_type = [0u64; 8];
+        for &t in &self.types {
+            by_type[usize::from(t)] += 1;
+        }
+        let unique_terms = (0..self.num_terms())
+            .filter(|&t| self.posting_count(t) == 1)
+            .count() as u64;
+        IndexStats {
+            people: self.meta.people,
+            terms: self.meta.terms,
+            postings: self.postings.num_postings(),
+            terms_by_type: EntityType::ALL
+                .iter()
+                .map(|&t| (t, by_type[usize::from(t.to_u8())]))
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+            unique_terms,
+        }
+    }
+}
+
+fn collect_stream<A: Automaton>(
+    mut stream: tantivy::termdict::TermStreamer<'_, A>,
+    limit: usize,
+) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    while out.len() < limit && stream.advance() {
+        out.push((
+            stream.term_ord() as u32,
+            String::from_utf8_lossy(stream.key()).into_owned(),
+        ));
+    }
+    out
+}
+
+struct LevenshteinDfa(levenshtein_automata::DFA);
+
+impl Automaton for LevenshteinDfa {
+    type State = u32;
+
+    fn start(&self) -> u32 {
+        self.0.initial_state()
+    }
+
+    fn is_match(&self, state: &u32) -> bool {
+        matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
+    }
+
+    fn can_match(&self, state: &u32) -> bool {
+        *state != levenshtein_automata::SINK_STATE
+    }
+
+    fn accept(&self, state: &u32, byte: u8) -> u32 {
+        self.0.transition(*state, byte)
+    }
+}
+
+/// Reads `postings.bin` into memory: every bitmap decoded once, never per query.
+fn read_postings(path: &Path, expected_terms: u64) -> Result<PostingStore> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let corrupt = |what: &str| Error::format(path, format!("corrupt postings file: {what}"));
+    if bytes.len() < 16 || &bytes[..8] != POSTINGS_MAGIC {
+        return Err(corrupt("bad magic (not a kanon postings file, or another format version)"));
+    }
+    let read_u64 = |at: usize| -> Option<u64> {
+        bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    let count = read_u64(8).ok_or_else(|| corrupt("truncated header"))?;
+    if count != expected_terms {
+        return Err(corrupt(&format!("{count} terms, but meta.json says {expected_terms}")));
+    }
+    let mut store = PostingStore::with_capacity(count as usize);
+    let mut sorted = Vec::new();
+    for i in 0..count as usize {
+        let start = read_u64(16 + 8 * i).ok_or_else(|| corrupt("truncated offsets"))? as usize;
+        let end = read_u64(16 + 8 * (i + 1)).ok_or_else(|| corrupt("truncated offsets"))? as usize;
+        let slice = bytes
+            .get(start..end)
+            .filter(|_| start <= end)
+            .ok_or_else(|| corrupt(&format!("term {i} out of bounds")))?;
+        let bitmap = RoaringBitmap::deserialize_from(slice)
+            .map_err(|e| corrupt(&format!("term {i}: {e}")))?;
+        if bitmap.len() as usize <= crate::postings::SMALL_LIST_MAX {
+            sorted.clear();
+            sorted.extend(bitmap.iter());
+            store.push_sorted(&sorted);
+        } else {
+            store.push_bitmap(bitmap);
+        }
+    }
+    Ok(store)
+}

@@ -1,0 +1,166 @@
+//! Dates at their stated precision, and the ways English texts write them.
+
+use std::fmt;
+
+pub const MONTHS: [&str; 12] = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+];
+
+pub const MONTH_ABBREVIATIONS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// A calendar date known to the year, the month or the day. Years before the common era are negative
+/// (astronomical numbering is not used: -384 is 384 BC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Date {
+    pub year: i32,
+    pub month: Option<u8>,
+    pub day: Option<u8>,
+}
+
+impl Date {
+    /// Parses the KG's date values: `1992-08-05`, `1992-08`, `1992`, `-384`. Anything else (decades
+    /// like `1990s`, free text) is not a date and is kept as a plain value by the caller.
+    pub fn parse(value: &str) -> Option<Date> {
+        let value = value.trim();
+        let (negative, rest) = match value.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, value.strip_prefix('+').unwrap_or(value)),
+        };
+        let mut parts = rest.split('-');
+        let year_str = parts.next()?;
+        if year_str.is_empty() || year_str.len() > 4 || !year_str.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let year: i32 = year_str.parse().ok()?;
+        if year == 0 {
+            return None;
+        }
+        let year = if negative { -year } else { year };
+        let month = match parts.next() {
+            None => None,
+            Some(m) => Some(parse_bounded(m, 12)?),
+        };
+        let day = match parts.next() {
+            None => None,
+            Some(d) => Some(parse_bounded(d, days_in_month(year, month?))?),
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(Date { year, month, day })
+    }
+
+    /// The English forms a text may use, each a separate term:
+    /// `1992-08-05` → `5 August 1992`, `August 5, 1992`, `5 Aug 1992`, `Aug 5, 1992`, `1992-08-05`,
+    /// `August 1992`, `Aug 1992`, `1992`.
+    pub fn surface_forms(&self) -> Vec<String> {
+        let year = if self.year < 0 {
+            format!("{} BC", -self.year)
+        } else {
+            self.year.to_string()
+        };
+        let mut forms = Vec::new();
+        if let Some(month) = self.month {
+            let full = MONTHS[usize::from(month - 1)];
+            let abbr = MONTH_ABBREVIATIONS[usize::from(month - 1)];
+            if let Some(day) = self.day {
+                forms.push(format!("{day} {full} {year}"));
+                forms.push(format!("{full} {day}, {year}"));
+                if abbr != full {
+                    forms.push(format!("{day} {abbr} {year}"));
+                    forms.push(format!("{abbr} {day}, {year}"));
+                }
+                if month == 9 {
+                    forms.push(format!("{day} Sept {year}"));
+                }
+                if self.year > 0 {
+                    forms.push(format!("{:04}-{month:02}-{day:02}", self.year));
+                }
+            }
+            forms.push(format!("{full} {year}"));
+            if abbr != full {
+                forms.push(format!("{abbr} {year}"));
+            }
+        }
+        forms.push(year);
+        forms
+    }
+}
+
+impl fmt::Display for Date {
+    /// The KG's canonical form: `1992-08-05`, `1992-08` or `1992`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.year < 0 {
+            write!(f, "-{}", -self.year)?;
+        } else {
+            write!(f, "{:04}", self.year)?;
+        }
+        if let Some(month) = self.month {
+            write!(f, "-{month:02}")?;
+            if let Some(day) = self.day {
+                write!(f, "-{day:02}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_bounded(s: &str, max: u8) -> Option<u8> {
+    if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: u8 = s.parse().ok()?;
+    (1..=max).contains(&v).then_some(v)
+}
+
+pub fn days_in_month(year: i32, month: u8) -> u8 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_precision() {
+        assert_eq!(
+            Date::parse("1992-08-05"),
+            Some(Date { year: 1992, month: Some(8), day: Some(5) })
+        );
+        assert_eq!(Date::parse("1992-08"), Some(Date { year: 1992, month: Some(8), day: None }));
+        assert_eq!(Date::parse("-384"), Some(Date { year: -384, month: None, day: None }));
+        for bad in ["1992-13", "1992-02-30", "1990s", "", "abc", "1992-08-05-01", "0"] {
+            assert_eq!(Date::parse(bad), None, "{bad}");
+        }
+        assert!(Date::parse("2000-02-29").is_some());
+        assert!(Date::parse("1900-02-29").is_none());
+    }
+
+    #[test]
+    fn surface_forms_of_a_day() {
+        let forms = Date::parse("1992-08-05").unwrap().surface_forms();
+        for expected in ["5 August 1992", "August 5, 1992", "5 Aug 1992", "Aug 5, 1992", "August 1992", "1992", "1992-08-05"] {
+            assert!(forms.contains(&expected.to_owned()), "{expected} missing from {forms:?}");
+        }
+        assert_eq!(Date::parse("-384").unwrap().surface_forms(), vec!["384 BC"]);
+        assert_eq!(
+            Date::parse("1990-05").unwrap().surface_forms(),
+            vec!["May 1990".to_owned(), "1990".to_owned()]
+        );
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["1992-08-05", "1992-08", "1992", "-384", "0987"] {
+            assert_eq!(Date::parse(s).unwrap().to_string(), s);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Importers: each reads one source format into people (and, for Google-RE, documents about them).
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use kanon_core::Document;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::Person;
+
+pub mod google_re;
+pub mod pantheon;
+pub mod triples;
+pub mod wikidata;
+
+/// A source format `kanon kg import --format` understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    Triples,
+    Wikidata,
+    Pantheon,
+    GoogleRe,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [Format::Triples, Format::Wikidata, Format::Pantheon, Format::GoogleRe];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Triples => "triples",
+            Format::Wikidata => "wikidata",
+            Format::Pantheon => "pantheon",
+            Format::GoogleRe => "google-re",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown KG format {s:?} (expected triples, wikidata, pantheon or google-re)"))
+    }
+}
+
+/// Knobs shared by the importers.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// Language of labels and aliases (Wikidata), e.g. `en`.
+    pub lang: String,
+    /// Skip malformed lines (and count them) instead of failing on the first one.
+    pub skip_invalid: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            lang: "en".into(),
+            skip_invalid: false,
+        }
+    }
+}
+
+/// What one source contributed.
+#[derive(Debug, Clone, Default)]
+pub struct SourceData {
+    pub people: Vec<Person>,
+    pub docs: Vec<Document>,
+    pub report: SourceReport,
+}
+
+/// Counts of one import, recorded in the KG's `kg.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceReport {
+    pub format: String,
+    pub inputs: Vec<PathBuf>,
+    pub people: usize,
+    pub facts: usize,
+    pub docs: usize,
+    /// Malformed lines skipped under `--skip-invalid`.
+    pub skipped_invalid: usize,
+    /// Facts dropped because their value could not be resolved (e.g. an item without a label).
+    pub unresolved_values: usize,
+}
+
+/// Imports several inputs of one format.
+pub fn import(format: Format, inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
+    let mut data = match format {
+        Format::Triples => triples::import(inputs, options)?,
+        Format::Wikidata => wikidata::import(inputs, options)?,
+        Format::Pantheon => pantheon::import(inputs, options)?,
+        Format::GoogleRe => google_re::import(inputs, options)?,
+    };
+    data.report.format = format.name().to_owned();
+    data.report.inputs = inputs.to_vec();
+    data.report.people = data.people.len();
+    data.report.facts = data.people.iter().map(|p| p.facts.len()).sum();
+    data.report.docs = data.docs.len();
+    Ok(data)
+}
+
+/// Opens a possibly compressed input (`.gz`, `.bz2`, else plain) for buffered reading.
+pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let name = path.to_string_lossy();
+    let reader: Box<dyn Read + Send> = if name.ends_with(".gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))
+    } else if name.ends_with(".bz2") {
+        Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(file)))
+    } else {
+        Box::new(file)
+    };
+    Ok(Box::new(BufReader::with_capacity(1 << 20, reader)))
+}
+
+/// Tracks malformed lines: fails on the first unless skipping, in which case it counts them.
+#[derive(Debug)]
+pub(crate) struct InvalidLines {
+    skip: bool,
+    pub(crate) count: usize,
+}
+
+impl InvalidLines {
+    pub(crate) fn new(options: &ImportOptions) -> Self {
+        InvalidLines {
+            skip: options.skip_invalid,
+            count: 0,
+        }
+    }
+
+    /// `Ok(())` when the error is skipped (and counted), else the error itself.
+    pub(crate) fn handle(&mut self, error: Error) -> Result<()> {
+        if self.skip {
+            self.count += 1;
+            Ok(())
+        } else {
+            Err(error)
+        }
+    }
+}
+
+/// Alternate names worth indexing: no flags or codes (`🇱🇧`, `lb`, `SUI`), no duplicates of the label.
+pub(crate) fn useful_alternates<'a>(label: &str, alternates: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let label_key = kanon_core::text::normalize_term(label);
+    let mut out: Vec<String> = Vec::new();
+    for alt in alternates {
+        let alt = alt.trim();
+        let letters = alt.chars().filter(|c| c.is_alphanumeric()).count();
+        let is_code = letters <= 3 && alt.chars().all(|c| !c.is_lowercase());
+        if letters < 3 || is_code {
+            continue;
+        }
+        let key = kanon_core::text::normalize_term(alt);
+        if key.is_some() && key != label_key && !out.iter().any(|o| o == alt) {
+            out.push(alt.to_owned());
+        }
+    }
+    out
+}

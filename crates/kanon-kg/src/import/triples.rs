@@ -1,0 +1,211 @@
+//! The native format: CSV with header `subject,property,value`. See `kg/README.md`.
+//!
+//! - `label` / `alias` rows name a subject; `same_as` rows give its ids in other sources;
+//! - `type` rows (`person` or `entity`) say what a subject is. Without one, a subject with facts or
+//!   `same_as` rows is a person, and a subject with only names is an *entity* (a place, an
+//!   organisation…) whose label and aliases resolve fact values that name its id;
+//! - any other property is a fact (`birth_date`, `citizenship`, `P27`, or a snake_case name).
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+use super::{ImportOptions, InvalidLines, SourceData, useful_alternates};
+use crate::error::{Error, Result};
+use crate::model::{Fact, Person, Property};
+
+#[derive(Default)]
+struct Subject {
+    label: Option<String>,
+    aliases: Vec<String>,
+    same_as: Vec<String>,
+    kind: Option<bool>,
+    facts: Vec<(Property, String)>,
+}
+
+pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
+    let mut subjects: Vec<(String, Subject)> = Vec::new();
+    let mut index: FxHashMap<String, usize> = FxHashMap::default();
+    let mut invalid = InvalidLines::new(options);
+    for path in inputs {
+        read_file(path, &mut subjects, &mut index, &mut invalid)?;
+    }
+    let is_person = |s: &Subject| s.kind.unwrap_or(!s.facts.is_empty() || !s.same_as.is_empty());
+    let entities: FxHashMap<&str, &Subject> = subjects
+        .iter()
+        .filter(|(_, s)| !is_person(s))
+        .map(|(id, s)| (id.as_str(), s))
+        .collect();
+    let mut people = Vec::new();
+    let mut unresolved = 0;
+    for (id, subject) in subjects.iter().filter(|(_, s)| is_person(s)) {
+        let Some(label) = subject.label.clone().or_else(|| subject.aliases.first().cloned()) else {
+            unresolved += subject.facts.len();
+            continue;
+        };
+        let mut person = Person::new(id.clone(), label.clone());
+        person.aliases = subject.aliases.iter().filter(|a| **a != label).cloned().collect();
+        person.same_as = subject.same_as.clone();
+        for (property, value) in &subject.facts {
+            let fact = match entities.get(value.as_str()) {
+                Some(entity) => match &entity.label {
+                    Some(value_label) => Fact::new(property.clone(), value_label.clone())
+                        .with_alternates(useful_alternates(value_label, &entity.aliases)),
+                    None => {
+                        unresolved += 1;
+                        continue;
+                    }
+                },
+                None => Fact::new(property.clone(), value.clone()),
+            };
+            if !person.facts.contains(&fact) {
+                person.facts.push(fact);
+            }
+        }
+        people.push(person);
+    }
+    let mut data = SourceData {
+        people,
+        ..SourceData::default()
+    };
+    data.report.skipped_invalid = invalid.count;
+    data.report.unresolved_values = unresolved;
+    Ok(data)
+}
+
+fn read_file(
+    path: &Path,
+    subjects: &mut Vec<(String, Subject)>,
+    index: &mut FxHashMap<String, usize>,
+    invalid: &mut InvalidLines,
+) -> Result<()> {
+    let reader = super::open_maybe_compressed(path)?;
+    let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
+    let headers = csv
+        .headers()
+        .map_err(|e| Error::invalid(path, 1, "header", e.to_string()))?
+        .clone();
+    let column = |name: &str| {
+        headers.iter().position(|h| h.trim() == name).ok_or_else(|| {
+            Error::invalid(path, 1, name, "missing column: the header must be subject,property,value")
+        })
+    };
+    let (s_col, p_col, v_col) = (column("subject")?, column("property")?, column("value")?);
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = csv.position().line() + 1;
+        match csv.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line());
+                invalid.handle(Error::invalid(path, line, "record", e.to_string()))?;
+                continue;
+            }
+        }
+        let line = record.position().map_or(line, |p| p.line());
+        let field = |col: usize, name: &str| -> Result<&str> {
+            match record.get(col).map(str::trim) {
+                Some(v) if !v.is_empty() => Ok(v),
+                _ => Err(Error::invalid(path, line, name, "empty or missing")),
+            }
+        };
+        let parsed = (|| -> Result<(String, String, String)> {
+            Ok((
+                field(s_col, "subject")?.to_owned(),
+                field(p_col, "property")?.to_owned(),
+                field(v_col, "value")?.to_owned(),
+            ))
+        })();
+        let (subject_id, property, value) = match parsed {
+            Ok(row) => row,
+            Err(e) => {
+                invalid.handle(e)?;
+                continue;
+            }
+        };
+        let i = *index.entry(subject_id.clone()).or_insert_with(|| {
+            subjects.push((subject_id, Subject::default()));
+            subjects.len() - 1
+        });
+        let subject = &mut subjects[i].1;
+        match property.as_str() {
+            "label" => {
+                if let Some(old) = subject.label.replace(value)
+                    && !subject.aliases.contains(&old)
+                {
+                    subject.aliases.push(old);
+                }
+            }
+            "alias" => {
+                if !subject.aliases.contains(&value) {
+                    subject.aliases.push(value);
+                }
+            }
+            "same_as" => subject.same_as.push(value),
+            "type" => match value.as_str() {
+                "person" => subject.kind = Some(true),
+                "entity" => subject.kind = Some(false),
+                other => invalid.handle(Error::invalid(
+                    path,
+                    line,
+                    "value",
+                    format!("type must be person or entity, not {other:?}"),
+                ))?,
+            },
+            _ => match property.parse::<Property>() {
+                Ok(p) => subject.facts.push((p, value)),
+                Err(message) => invalid.handle(Error::invalid(path, line, "property", message))?,
+            },
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn import_str(text: &str, skip_invalid: bool) -> Result<SourceData> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kg.csv");
+        std::fs::write(&path, text).unwrap();
+        let options = ImportOptions {
+            skip_invalid,
+            ..ImportOptions::default()
+        };
+        super::super::import(super::super::Format::Triples, &[path], &options)
+    }
+
+    #[test]
+    fn resolves_entity_values_to_labels_and_alternates() {
+        let data = import_str(
+            "subject,property,value\n\
+             Q1,label,Lilian Albano\nQ1,alias,Lily Albano\nQ1,birth_date,1992-08-05\nQ1,P27,Q40\n\
+             Q1,occupation,chemist\nQ40,label,Austria\nQ40,alias,Republic of Austria\n\
+             Q2,type,person\nQ2,label,Nameless Facts\n",
+            false,
+        )
+        .unwrap();
+        assert_eq!(data.people.len(), 2);
+        let p = &data.people[0];
+        assert_eq!((p.id.as_str(), p.label.as_str()), ("Q1", "Lilian Albano"));
+        assert_eq!(p.aliases, vec!["Lily Albano"]);
+        assert_eq!(p.facts[1].property, Property::Citizenship);
+        assert_eq!(p.facts[1].value, "Austria");
+        assert_eq!(p.facts[1].alternates, vec!["Republic of Austria"]);
+        assert_eq!(data.report.facts, 3);
+    }
+
+    #[test]
+    fn malformed_lines_name_file_line_and_field() {
+        let text = "subject,property,value\nQ1,label,A B\nQ1,occupation,chemist\nQ1,Birth Date,1990\nQ1,birth_date,\n";
+        let err = import_str(text, false).unwrap_err().to_string();
+        assert!(err.contains("kg.csv:4: field `property`"), "{err}");
+        let data = import_str(text, true).unwrap();
+        assert_eq!(data.report.skipped_invalid, 2);
+        assert_eq!(data.people.len(), 1);
+        let err = import_str("subject,prop,value\n", false).unwrap_err().to_string();
+        assert!(err.contains("kg.csv:1: field `property`: missing column"), "{err}");
+    }
+}

@@ -1,0 +1,417 @@
+//! The knowledge-graph model: people, their names and their facts.
+
+use std::fmt;
+use std::str::FromStr;
+
+use kanon_core::EntityType;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// A property of a person. Names (`label`, `alias`) are not properties: they live on [`Person`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Property {
+    BirthDate,
+    DeathDate,
+    BirthPlace,
+    DeathPlace,
+    /// The country of birth (Pantheon's `countryName`).
+    BirthCountry,
+    Residence,
+    Citizenship,
+    Occupation,
+    Employer,
+    EducatedAt,
+    Award,
+    Position,
+    Team,
+    MemberOf,
+    Party,
+    Sex,
+    Religion,
+    Ethnicity,
+    FieldOfWork,
+    Spouse,
+    Relative,
+    Identifier,
+    Quantity,
+    /// Any other property, written in snake_case; typed MISC.
+    Other(String),
+}
+
+impl Property {
+    const NAMED: [(Property, &'static str, &'static str); 23] = [
+        (Property::BirthDate, "birth_date", "P569"),
+        (Property::DeathDate, "death_date", "P570"),
+        (Property::BirthPlace, "birth_place", "P19"),
+        (Property::DeathPlace, "death_place", "P20"),
+        (Property::BirthCountry, "birth_country", ""),
+        (Property::Residence, "residence", "P551"),
+        (Property::Citizenship, "citizenship", "P27"),
+        (Property::Occupation, "occupation", "P106"),
+        (Property::Employer, "employer", "P108"),
+        (Property::EducatedAt, "educated_at", "P69"),
+        (Property::Award, "award", "P166"),
+        (Property::Position, "position", "P39"),
+        (Property::Team, "team", "P54"),
+        (Property::MemberOf, "member_of", "P463"),
+        (Property::Party, "party", "P102"),
+        (Property::Sex, "sex", "P21"),
+        (Property::Religion, "religion", "P140"),
+        (Property::Ethnicity, "ethnicity", "P172"),
+        (Property::FieldOfWork, "field_of_work", "P101"),
+        (Property::Spouse, "spouse", "P26"),
+        (Property::Relative, "relative", "P1038"),
+        (Property::Identifier, "identifier", ""),
+        (Property::Quantity, "quantity", ""),
+    ];
+
+    pub fn name(&self) -> &str {
+        match self {
+            Property::Other(name) => name,
+            known => Self::NAMED
+                .iter()
+                .find(|(p, _, _)| p == known)
+                .map(|(_, name, _)| *name)
+                .unwrap_or("other"),
+        }
+    }
+
+    /// The property for a Wikidata property id (`P27`), if kanon imports it.
+    pub fn from_wikidata(pid: &str) -> Option<Property> {
+        Self::NAMED
+            .iter()
+            .find(|(_, _, id)| !id.is_empty() && *id == pid)
+            .map(|(p, _, _)| p.clone())
+    }
+
+    /// The Wikidata property ids the importer keeps.
+    pub fn wikidata_ids() -> impl Iterator<Item = (&'static str, Property)> {
+        Self::NAMED
+            .iter()
+            .filter(|(_, _, id)| !id.is_empty())
+            .map(|(p, _, id)| (*id, p.clone()))
+    }
+
+    pub fn is_date(&self) -> bool {
+        matches!(self, Property::BirthDate | Property::DeathDate)
+    }
+
+    /// Whether values are places (cities, regions…), which get place alternates.
+    pub fn is_place(&self) -> bool {
+        matches!(
+            self,
+            Property::BirthPlace | Property::DeathPlace | Property::Residence
+        )
+    }
+
+    /// Whether values are countries, which get demonyms (Austria ↔ Austrian).
+    pub fn is_country(&self) -> bool {
+        matches!(self, Property::Citizenship | Property::BirthCountry)
+    }
+
+    /// The TAB entity category of a value of this property, as written in text.
+    pub fn entity_type(&self) -> EntityType {
+        match self {
+            Property::Spouse | Property::Relative => EntityType::Person,
+            Property::BirthDate | Property::DeathDate => EntityType::Datetime,
+            Property::BirthPlace
+            | Property::DeathPlace
+            | Property::BirthCountry
+            | Property::Residence
+            | Property::Citizenship => EntityType::Loc,
+            Property::Employer
+            | Property::EducatedAt
+            | Property::Team
+            | Property::MemberOf
+            | Property::Party => EntityType::Org,
+            Property::Occupation | Property::Sex | Property::Religion | Property::Ethnicity => {
+                EntityType::Dem
+            }
+            Property::Identifier => EntityType::Code,
+            Property::Quantity => EntityType::Quantity,
+            Property::Award | Property::Position | Property::FieldOfWork | Property::Other(_) => {
+                EntityType::Misc
+            }
+        }
+    }
+}
+
+impl fmt::Display for Property {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Property {
+    type Err = String;
+
+    /// Accepts kanon's snake_case names and Wikidata ids (`P569`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if let Some((p, _, _)) = Self::NAMED.iter().find(|(_, name, _)| *name == s) {
+            return Ok(p.clone());
+        }
+        if let Some(p) = Property::from_wikidata(s) {
+            return Ok(p);
+        }
+        let valid = !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if valid && !matches!(s, "label" | "alias" | "type" | "same_as") {
+            Ok(Property::Other(s.to_owned()))
+        } else {
+            Err(format!(
+                "invalid property {s:?}: use a snake_case name such as birth_date, or a Wikidata id such as P569"
+            ))
+        }
+    }
+}
+
+impl From<Property> for String {
+    fn from(p: Property) -> String {
+        p.name().to_owned()
+    }
+}
+
+impl TryFrom<String> for Property {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+/// One fact: a property and its value as it is usually written, plus other ways of writing the value
+/// (from the source's aliases of the value entity: "Lebanon" / "Lebanese Republic").
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Fact {
+    pub property: Property,
+    pub value: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternates: Vec<String>,
+}
+
+impl Fact {
+    pub fn new(property: Property, value: impl Into<String>) -> Self {
+        Fact {
+            property,
+            value: value.into(),
+            alternates: Vec::new(),
+        }
+    }
+
+    pub fn with_alternates(mut self, alternates: impl IntoIterator<Item = String>) -> Self {
+        self.alternates.extend(alternates);
+        self
+    }
+}
+
+/// A person: a stable id, a name (label), other names (aliases), ids of the same person in other
+/// sources, and facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    pub id: String,
+    pub label: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    #[serde(default)]
+    pub same_as: Vec<String>,
+    #[serde(default)]
+    pub facts: Vec<Fact>,
+}
+
+impl Person {
+    pub fn new(id: impl Into<String>, label: impl Into<String>) -> Self {
+        Person {
+            id: id.into(),
+            label: label.into(),
+            ..Person::default()
+        }
+    }
+
+    /// The year of birth, when a birth date is known.
+    pub fn birth_year(&self) -> Option<i32> {
+        self.facts
+            .iter()
+            .filter(|f| f.property == Property::BirthDate)
+            .find_map(|f| crate::date::Date::parse(&f.value).map(|d| d.year))
+    }
+
+    /// Absorbs another record of the same person: names, ids and facts not already known.
+    pub fn absorb(&mut self, other: Person) {
+        if self.label.is_empty() {
+            self.label = other.label;
+        } else if other.label != self.label && !self.aliases.contains(&other.label) {
+            self.aliases.push(other.label);
+        }
+        for alias in other.aliases {
+            if alias != self.label && !self.aliases.contains(&alias) {
+                self.aliases.push(alias);
+            }
+        }
+        for id in std::iter::once(other.id).chain(other.same_as) {
+            if id != self.id && !self.same_as.contains(&id) {
+                self.same_as.push(id);
+            }
+        }
+        for fact in other.facts {
+            match self
+                .facts
+                .iter_mut()
+                .find(|f| f.property == fact.property && f.value == fact.value)
+            {
+                Some(existing) => {
+                    for alt in fact.alternates {
+                        if !existing.alternates.contains(&alt) {
+                            existing.alternates.push(alt);
+                        }
+                    }
+                }
+                None => self.facts.push(fact),
+            }
+        }
+    }
+}
+
+/// A knowledge graph of people.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KnowledgeGraph {
+    pub people: Vec<Person>,
+}
+
+/// How many records a merge folded into existing people, and by which rule.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeStats {
+    pub by_identifier: usize,
+    pub by_name_and_birth_year: usize,
+}
+
+impl KnowledgeGraph {
+    pub fn len(&self) -> usize {
+        self.people.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.people.is_empty()
+    }
+
+    pub fn num_facts(&self) -> usize {
+        self.people.iter().map(|p| p.facts.len()).sum()
+    }
+
+    /// Merges people from several sources, in order. A record joins an earlier person when one of its
+    /// identifiers (id or `same_as`) is already known, or else when its normalised name and birth year
+    /// both agree with an earlier person's; the earlier id is kept, so ids are stable for a given order
+    /// of sources.
+    pub fn merge(sources: impl IntoIterator<Item = Vec<Person>>) -> (KnowledgeGraph, MergeStats) {
+        let mut people: Vec<Person> = Vec::new();
+        let mut by_id: FxHashMap<String, usize> = FxHashMap::default();
+        let mut by_name_year: FxHashMap<(String, i32), usize> = FxHashMap::default();
+        let mut stats = MergeStats::default();
+        for source in sources {
+            for person in source {
+                let ids: Vec<String> = std::iter::once(person.id.clone())
+                    .chain(person.same_as.iter().cloned())
+                    .collect();
+                let name_year = kanon_core::text::normalize_term(&person.label)
+                    .zip(person.birth_year());
+                let target = if let Some(&i) = ids.iter().find_map(|id| by_id.get(id)) {
+                    stats.by_identifier += 1;
+                    Some(i)
+                } else if let Some(&i) = name_year.as_ref().and_then(|k| by_name_year.get(k)) {
+                    stats.by_name_and_birth_year += 1;
+                    Some(i)
+                } else {
+                    None
+                };
+                let index = match target {
+                    Some(i) => {
+                        people[i].absorb(person);
+                        i
+                    }
+                    None => {
+                        people.push(person);
+                        people.len() - 1
+                    }
+                };
+                for id in ids {
+                    by_id.entry(id).or_insert(index);
+                }
+                // The merged record may have learnt a birth year: register it under that too.
+                let merged = &people[index];
+                if let Some(key) =
+                    kanon_core::text::normalize_term(&merged.label).zip(merged.birth_year())
+                {
+                    by_name_year.entry(key).or_insert(index);
+                }
+                if let Some(key) = name_year {
+                    by_name_year.entry(key).or_insert(index);
+                }
+            }
+        }
+        (KnowledgeGraph { people }, stats)
+    }
+
+    /// The id that a source id now goes by after merging (itself, or the person it was merged into).
+    pub fn id_map(&self) -> FxHashMap<&str, &str> {
+        let mut map = FxHashMap::default();
+        for person in &self.people {
+            map.insert(person.id.as_str(), person.id.as_str());
+            for id in &person.same_as {
+                map.entry(id.as_str()).or_insert(person.id.as_str());
+            }
+        }
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn person(id: &str, label: &str, facts: &[(Property, &str)]) -> Person {
+        let mut p = Person::new(id, label);
+        p.facts = facts.iter().map(|(k, v)| Fact::new(k.clone(), *v)).collect();
+        p
+    }
+
+    #[test]
+    fn property_names_and_wikidata_ids_parse() {
+        assert_eq!("birth_date".parse::<Property>(), Ok(Property::BirthDate));
+        assert_eq!("P27".parse::<Property>(), Ok(Property::Citizenship));
+        assert_eq!(
+            "hair_colour".parse::<Property>(),
+            Ok(Property::Other("hair_colour".into()))
+        );
+        assert!("Hair Colour".parse::<Property>().is_err());
+        assert!("label".parse::<Property>().is_err());
+        for (_, p) in Property::wikidata_ids() {
+            assert_eq!(p.name().parse::<Property>(), Ok(p));
+        }
+    }
+
+    #[test]
+    fn merges_by_identifier_then_by_name_and_birth_year() {
+        let a = person("pantheon:1", "Lilian Albano", &[(Property::BirthDate, "1950")]);
+        let mut b = person("gre:/m/1", "Lilian Albano", &[(Property::BirthPlace, "Vienna")]);
+        b.same_as.push("Q9".into());
+        let c = person("gre:/m/1", "Lilian Albano", &[(Property::BirthDate, "1950")]);
+        let d = person("Q9", "L. Albano", &[(Property::Occupation, "chemist")]);
+        let e = person("gre:/m/2", "LILIAN ALBANO", &[(Property::BirthDate, "1950")]);
+        let f = person("gre:/m/3", "Lilian Albano", &[(Property::BirthDate, "1961")]);
+        let (kg, stats) = KnowledgeGraph::merge([vec![a], vec![b, c, d, e, f]]);
+        // b has no birth year (no merge with a); c joins b by id and gives it 1950; d joins b by Q9;
+        // e joins a by (name, year); f stays apart.
+        assert_eq!(kg.len(), 3);
+        assert_eq!(stats.by_identifier, 2);
+        assert_eq!(stats.by_name_and_birth_year, 1);
+        assert_eq!(kg.people[0].same_as, vec!["gre:/m/2".to_owned()]);
+        assert_eq!(kg.people[1].id, "gre:/m/1");
+        assert_eq!(kg.people[1].aliases, vec!["L. Albano".to_owned()]);
+        assert_eq!(kg.people[1].facts.len(), 3);
+        let ids = kg.id_map();
+        assert_eq!(ids["Q9"], "gre:/m/1");
+        assert_eq!(ids["gre:/m/2"], "pantheon:1");
+    }
+}

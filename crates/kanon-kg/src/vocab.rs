@@ -1,0 +1,189 @@
+//! Real vocabularies embedded in the binary (see `kg/vocab/README.md` for sources and licences):
+//! countries with demonyms and alternate names, cities with alternate names, person names,
+//! occupations, awards, religions, organisations. They drive term variants and the synthetic
+//! population.
+
+use std::sync::OnceLock;
+
+use kanon_core::text::normalize_term;
+use rustc_hash::FxHashMap;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Country {
+    pub name: String,
+    pub demonym: Option<String>,
+    pub alternates: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct City {
+    pub name: String,
+    pub country: String,
+    pub population: u64,
+    pub alternates: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Gender {
+    Female,
+    Male,
+}
+
+/// A value with a relative frequency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Weighted<T> {
+    pub value: T,
+    pub weight: u64,
+}
+
+#[derive(Debug)]
+pub struct Vocabulary {
+    pub countries: Vec<Country>,
+    pub cities: Vec<City>,
+    pub first_names: Vec<(Weighted<String>, Gender)>,
+    pub last_names: Vec<Weighted<String>>,
+    pub occupations: Vec<Weighted<String>>,
+    pub awards: Vec<String>,
+    pub religions: Vec<String>,
+    pub organizations: Vec<String>,
+    pub company_suffixes: Vec<String>,
+    country_index: FxHashMap<String, usize>,
+    city_index: FxHashMap<String, usize>,
+}
+
+macro_rules! table {
+    ($name:literal) => {
+        ($name, include_str!(concat!("../../../kg/vocab/", $name)))
+    };
+}
+
+/// Rows of an embedded TSV table, header skipped, fields split on tabs.
+fn rows((name, text): (&'static str, &'static str)) -> impl Iterator<Item = Vec<&'static str>> {
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(move |line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert!(!fields[0].is_empty(), "kg/vocab/{name}: empty first field in {line:?}");
+            fields
+        })
+}
+
+fn list(field: Option<&&str>) -> Vec<String> {
+    field
+        .map(|f| f.split('|').filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+fn weight(field: Option<&&str>) -> u64 {
+    field.and_then(|w| w.trim().parse().ok()).unwrap_or(1).max(1)
+}
+
+impl Vocabulary {
+    /// The embedded vocabulary, parsed once.
+    pub fn embedded() -> &'static Vocabulary {
+        static VOCABULARY: OnceLock<Vocabulary> = OnceLock::new();
+        VOCABULARY.get_or_init(Vocabulary::parse_embedded)
+    }
+
+    fn parse_embedded() -> Vocabulary {
+        let countries: Vec<Country> = rows(table!("countries.tsv"))
+            .map(|f| Country {
+                name: f[0].to_owned(),
+                demonym: f.get(1).filter(|d| !d.is_empty()).map(|d| (*d).to_owned()),
+                alternates: list(f.get(2)),
+            })
+            .collect();
+        let cities: Vec<City> = rows(table!("cities.tsv"))
+            .map(|f| City {
+                name: f[0].to_owned(),
+                country: f.get(1).copied().unwrap_or_default().to_owned(),
+                population: weight(f.get(2)),
+                alternates: list(f.get(3)),
+            })
+            .collect();
+        let first_names = rows(table!("first_names.tsv"))
+            .map(|f| {
+                let gender = if f.get(1) == Some(&"F") { Gender::Female } else { Gender::Male };
+                (Weighted { value: f[0].to_owned(), weight: weight(f.get(2)) }, gender)
+            })
+            .collect();
+        let weighted = |table| {
+            rows(table)
+                .map(|f| Weighted { value: f[0].to_owned(), weight: weight(f.get(1)) })
+                .collect::<Vec<_>>()
+        };
+        let first_column = |table| rows(table).map(|f| f[0].to_owned()).collect::<Vec<_>>();
+
+        let mut country_index = FxHashMap::default();
+        for (i, country) in countries.iter().enumerate() {
+            for name in std::iter::once(&country.name).chain(&country.alternates) {
+                if let Some(key) = normalize_term(name) {
+                    country_index.entry(key).or_insert(i);
+                }
+            }
+        }
+        // Cities are listed most populous first in spirit; keep the most populous for a shared name.
+        let mut city_index: FxHashMap<String, usize> = FxHashMap::default();
+        for (i, city) in cities.iter().enumerate() {
+            if let Some(key) = normalize_term(&city.name) {
+                let entry = city_index.entry(key).or_insert(i);
+                if cities[*entry].population < city.population {
+                    *entry = i;
+                }
+            }
+        }
+        Vocabulary {
+            countries,
+            cities,
+            first_names,
+            last_names: weighted(table!("last_names.tsv")),
+            occupations: weighted(table!("occupations.tsv")),
+            awards: first_column(table!("awards.tsv")),
+            religions: first_column(table!("religions.tsv")),
+            organizations: first_column(table!("organizations.tsv")),
+            company_suffixes: first_column(table!("company_suffixes.tsv")),
+            country_index,
+            city_index,
+        }
+    }
+
+    /// The country a name (or alternate name) stands for, case and diacritics ignored.
+    pub fn country(&self, name: &str) -> Option<&Country> {
+        normalize_term(name)
+            .and_then(|key| self.country_index.get(&key))
+            .map(|&i| &self.countries[i])
+    }
+
+    /// The most populous city of that name, case and diacritics ignored.
+    pub fn city(&self, name: &str) -> Option<&City> {
+        normalize_term(name)
+            .and_then(|key| self.city_index.get(&key))
+            .map(|&i| &self.cities[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_tables_parse_and_join() {
+        let v = Vocabulary::embedded();
+        assert!(v.countries.len() > 150, "{}", v.countries.len());
+        assert!(v.cities.len() > 1000);
+        assert!(v.first_names.len() > 500 && v.last_names.len() > 500);
+        assert!(v.occupations.len() > 100);
+        for city in &v.cities {
+            assert!(v.country(&city.country).is_some(), "{} has unknown country {}", city.name, city.country);
+        }
+    }
+
+    #[test]
+    fn looks_up_countries_and_demonyms() {
+        let v = Vocabulary::embedded();
+        let austria = v.country("AUSTRIA").unwrap();
+        assert_eq!(austria.demonym.as_deref(), Some("Austrian"));
+        assert!(v.city("Vienna").is_some());
+    }
+}
