@@ -13,8 +13,6 @@
 
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
-/// Marker for a hard break in a normalised text; never part of a normalised term.
-pub const HARD_BREAK: u8 = 0x01;
 
 /// Appends the folded form of `c` (lower-case, no diacritics) to `out`.
 #[inline]
@@ -114,20 +112,42 @@ fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
     }
 }
 
+/// A token of a text: a folded word with its character offsets, or a hard break between words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token<'a> {
+    Word { text: &'a str, start: usize, end: usize },
+    HardBreak,
+}
+
+/// Tokenises a text the way terms are normalised: folded words, and a [`Token::HardBreak`] between
+/// two words that a term may not span (never before the first word or after the last).
+pub fn for_each_token(text: &str, mut on_token: impl FnMut(Token<'_>)) {
+    let mut first = true;
+    for_each_word(text, |word, start, end, gap| {
+        if gap == Gap::Hard && !first {
+            on_token(Token::HardBreak);
+        }
+        first = false;
+        on_token(Token::Word { text: word, start, end });
+    });
+}
+
+/// The token that stands for a hard break inside a normalised term.
+pub const HARD_BREAK_TOKEN: &str = "\u{1}";
+
 /// Normalises a term (a name, a date form, a place…): its words, folded, joined by single spaces.
-/// Returns `None` when the term has no word at all. A hard break inside the term is kept as
-/// [`HARD_BREAK`] so that the term still matches the same text exactly.
+/// Returns `None` when the term has no word at all. A hard break inside the term is kept as the
+/// token [`HARD_BREAK_TOKEN`] so that the term still matches the same text exactly.
 pub fn normalize_term(term: &str) -> Option<String> {
     let mut out = String::with_capacity(term.len());
-    for_each_word(term, |word, _, _, gap| {
+    for_each_token(term, |token| {
         if !out.is_empty() {
-            if gap == Gap::Hard {
-                out.push(' ');
-                out.push(HARD_BREAK as char);
-            }
             out.push(' ');
         }
-        out.push_str(word);
+        match token {
+            Token::Word { text, .. } => out.push_str(text),
+            Token::HardBreak => out.push_str(HARD_BREAK_TOKEN),
+        }
     });
     if out.is_empty() { None } else { Some(out) }
 }
@@ -137,86 +157,6 @@ pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_word(text, |word, _, _, _| out.push(word.to_owned()));
     out
-}
-
-/// A text normalised for matching: `" w1 w2 \x01 w3 "` — every word with a space on each side, a
-/// [`HARD_BREAK`] between words that a term may not span — plus the map back to character offsets.
-#[derive(Debug, Default, Clone)]
-pub struct NormalizedText {
-    bytes: Vec<u8>,
-    /// For every normalised byte that starts a word: the character offset where that word starts.
-    word_start_char: Vec<u32>,
-    /// For every normalised byte that ends a word (exclusive): the character offset where it ends.
-    word_end_char: Vec<u32>,
-}
-
-impl NormalizedText {
-    pub fn new(text: &str) -> Self {
-        let mut normalized = NormalizedText::default();
-        normalized.reset(text);
-        normalized
-    }
-
-    /// Re-normalises into the same buffers (no allocation on the hot path once they are big enough).
-    pub fn reset(&mut self, text: &str) {
-        self.bytes.clear();
-        self.word_start_char.clear();
-        self.word_end_char.clear();
-        self.bytes.push(b' ');
-        let bytes = &mut self.bytes;
-        let starts = &mut self.word_start_char;
-        let ends = &mut self.word_end_char;
-        starts.push(u32::MAX);
-        ends.push(u32::MAX);
-        let mut first = true;
-        for_each_word(text, |word, start, end, gap| {
-            if gap == Gap::Hard && !first {
-                bytes.push(HARD_BREAK);
-                bytes.push(b' ');
-                starts.extend([u32::MAX, u32::MAX]);
-                ends.extend([u32::MAX, u32::MAX]);
-            }
-            first = false;
-            let word_pos = bytes.len();
-            bytes.extend_from_slice(word.as_bytes());
-            bytes.push(b' ');
-            starts.resize(bytes.len(), u32::MAX);
-            ends.resize(bytes.len(), u32::MAX);
-            starts[word_pos] = start as u32;
-            ends[word_pos + word.len()] = end as u32;
-        });
-        // Position one past the final space, so a match ending there can be looked up.
-        starts.push(u32::MAX);
-        ends.push(u32::MAX);
-    }
-
-    /// The normalised bytes, starting and ending with a space.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// Maps a match of `" term "` at normalised bytes `[start, end)` back to character offsets.
-    /// Returns `None` unless the match starts and ends on word boundaries.
-    pub fn char_span(&self, start: usize, end: usize) -> Option<(usize, usize)> {
-        if start >= end || end > self.bytes.len() {
-            return None;
-        }
-        let first = *self.word_start_char.get(start + 1)?;
-        let last = *self.word_end_char.get(end - 1)?;
-        if first == u32::MAX || last == u32::MAX {
-            return None;
-        }
-        Some((first as usize, last as usize))
-    }
-}
-
-/// The byte pattern that finds a normalised term in a [`NormalizedText`]: `" term "`.
-pub fn term_pattern(normalized_term: &str) -> Vec<u8> {
-    let mut pattern = Vec::with_capacity(normalized_term.len() + 2);
-    pattern.push(b' ');
-    pattern.extend_from_slice(normalized_term.as_bytes());
-    pattern.push(b' ');
-    pattern
 }
 
 #[cfg(test)]
@@ -245,35 +185,23 @@ mod tests {
         assert_eq!(norm("Paris. Texas").as_deref(), Some("paris \u{1} texas"));
         assert_eq!(norm("born 1990. He").as_deref(), Some("born 1990 \u{1} he"));
         assert_eq!(norm("a (b)").as_deref(), Some("a \u{1} b"));
+        assert_eq!(norm("(Paris)").as_deref(), Some("paris"));
         assert_eq!(norm(" ,.- "), None);
     }
 
     #[test]
-    fn normalized_text_maps_back_to_char_offsets() {
-        let text = "Zoë Ølund, born in Zürich.";
-        let n = NormalizedText::new(text);
-        assert_eq!(n.as_bytes(), b" zoe olund born in zurich ");
-        let hay = n.as_bytes();
-        let find = |pat: &str| {
-            let p = term_pattern(pat);
-            let pos = hay.windows(p.len()).position(|w| w == p.as_slice()).unwrap();
-            n.char_span(pos, pos + p.len()).unwrap()
-        };
-        assert_eq!(find("zoe olund"), (0, 9));
-        assert_eq!(find("zurich"), (19, 25));
-    }
-
-    #[test]
-    fn hard_breaks_are_marked_in_texts() {
-        let n = NormalizedText::new("Paris. Texas");
-        assert_eq!(n.as_bytes(), b" paris \x01 texas ");
-    }
-
-    #[test]
-    fn char_span_rejects_non_boundaries() {
-        let n = NormalizedText::new("anna");
-        assert_eq!(n.char_span(1, 3), None);
-        assert_eq!(n.char_span(0, 6), Some((0, 4)));
+    fn tokens_carry_char_offsets_and_hard_breaks() {
+        let mut tokens = Vec::new();
+        for_each_token("Zoë Ølund, born in Zürich. Paris", |t| {
+            tokens.push(match t {
+                Token::Word { text, start, end } => format!("{text}@{start}..{end}"),
+                Token::HardBreak => "|".to_owned(),
+            })
+        });
+        assert_eq!(
+            tokens,
+            vec!["zoe@0..3", "olund@4..9", "born@11..15", "in@16..18", "zurich@19..25", "|", "paris@27..32"]
+        );
     }
 
     proptest::proptest! {
@@ -286,16 +214,20 @@ mod tests {
         }
 
         #[test]
-        fn every_term_is_found_in_its_own_text(s in "[a-zA-Zà-ÿ .,'-]{1,30}") {
-            if let Some(term) = normalize_term(&s) {
-                let n = NormalizedText::new(&s);
-                let p = term_pattern(&term);
-                let hay = n.as_bytes();
-                let pos = hay.windows(p.len()).position(|w| w == p.as_slice());
-                proptest::prop_assert!(pos.is_some(), "{:?} not in {:?}", term, String::from_utf8_lossy(hay));
-                let (start, end) = n.char_span(pos.unwrap(), pos.unwrap() + p.len()).unwrap();
-                proptest::prop_assert!(start < end && end <= s.chars().count());
-            }
+        fn a_text_tokenises_to_its_normalised_term(s in "[a-zA-Zà-ÿ .,'()-]{1,30}") {
+            let mut joined = Vec::new();
+            let mut offsets_ok = true;
+            let chars = s.chars().count();
+            for_each_token(&s, |t| joined.push(match t {
+                Token::Word { text, start, end } => {
+                    offsets_ok &= start < end && end <= chars;
+                    text.to_owned()
+                }
+                Token::HardBreak => HARD_BREAK_TOKEN.to_owned(),
+            }));
+            proptest::prop_assert!(offsets_ok);
+            let joined = if joined.is_empty() { None } else { Some(joined.join(" ")) };
+            proptest::prop_assert_eq!(joined, normalize_term(&s));
         }
     }
 }

@@ -127,7 +127,8 @@ impl IndexBuilder {
             write_types(dir, &terms)?;
             write_people(dir, kg)?;
             progress.stage("gazetteer", 0);
-            let gazetteer = Gazetteer::build(terms.iter().enumerate().map(|(i, (t, _))| (&**t, i as u32)))?;
+            let gazetteer =
+                Gazetteer::build(terms.iter().enumerate().map(|(i, (t, _))| (&**t, i as u32)))?;
             let bytes = gazetteer.serialize();
             drop(gazetteer);
             kanon_core::io::atomic_write(&dir.join(GAZETTEER_FILE), |w| w.write_all(&bytes))?;

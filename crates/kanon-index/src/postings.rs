@@ -157,6 +157,29 @@ pub fn intersection_count(lists: &mut [PostingList<'_>], cap: u64) -> u64 {
     lists.sort_unstable_by_key(PostingList::len);
     let (first, rest) = lists.split_first().expect("at least two lists");
     match first {
+        PostingList::Sorted(ids) if matches!(rest[0], PostingList::Sorted(_)) => {
+            // Two short lists: merge them, then probe the others with the (few) survivors.
+            let PostingList::Sorted(second) = rest[0] else { unreachable!("matched above") };
+            let mut count = 0;
+            let (mut i, mut j) = (0, 0);
+            while i < ids.len() && j < second.len() {
+                match ids[i].cmp(&second[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        if rest[1..].iter().all(|l| l.contains(ids[i])) {
+                            count += 1;
+                            if count >= cap {
+                                break;
+                            }
+                        }
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            count
+        }
         PostingList::Sorted(ids) => {
             let mut count = 0;
             for &p in *ids {

@@ -45,7 +45,8 @@ pub struct Vocabulary {
     pub occupations: Vec<Weighted<String>>,
     pub awards: Vec<String>,
     pub religions: Vec<String>,
-    pub organizations: Vec<String>,
+    /// `(name, kind)`, kind one of company, party, team, other.
+    pub organizations: Vec<(String, String)>,
     pub company_suffixes: Vec<String>,
     country_index: FxHashMap<String, usize>,
     city_index: FxHashMap<String, usize>,
@@ -141,7 +142,9 @@ impl Vocabulary {
             occupations: weighted(table!("occupations.tsv")),
             awards: first_column(table!("awards.tsv")),
             religions: first_column(table!("religions.tsv")),
-            organizations: first_column(table!("organizations.tsv")),
+            organizations: rows(table!("organizations.tsv"))
+                .map(|f| (f[0].to_owned(), f.get(1).copied().unwrap_or("other").to_owned()))
+                .collect(),
             company_suffixes: first_column(table!("company_suffixes.tsv")),
             country_index,
             city_index,

@@ -31,32 +31,33 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
         read_file(path, &mut subjects, &mut index, &mut invalid)?;
     }
     let is_person = |s: &Subject| s.kind.unwrap_or(!s.facts.is_empty() || !s.same_as.is_empty());
-    let entities: FxHashMap<&str, &Subject> = subjects
-        .iter()
-        .filter(|(_, s)| !is_person(s))
-        .map(|(id, s)| (id.as_str(), s))
-        .collect();
-    let mut people = Vec::new();
+    // Entities are split off first so that people can be moved, not copied, out of the subjects.
+    let (person_subjects, entity_subjects): (Vec<_>, Vec<_>) =
+        subjects.into_iter().partition(|(_, s)| is_person(s));
+    let entities: FxHashMap<String, Subject> = entity_subjects.into_iter().collect();
+    let mut people = Vec::with_capacity(person_subjects.len());
     let mut unresolved = 0;
-    for (id, subject) in subjects.iter().filter(|(_, s)| is_person(s)) {
-        let Some(label) = subject.label.clone().or_else(|| subject.aliases.first().cloned()) else {
-            unresolved += subject.facts.len();
+    for (id, subject) in person_subjects {
+        let Subject { label, aliases, same_as, facts, .. } = subject;
+        let Some(label) = label.or_else(|| aliases.first().cloned()) else {
+            unresolved += facts.len();
             continue;
         };
-        let mut person = Person::new(id.clone(), label.clone());
-        person.aliases = subject.aliases.iter().filter(|a| **a != label).cloned().collect();
-        person.same_as = subject.same_as.clone();
-        for (property, value) in &subject.facts {
+        let mut person = Person::new(id, label);
+        person.aliases = aliases.into_iter().filter(|a| *a != person.label).collect();
+        person.same_as = same_as;
+        person.facts.reserve_exact(facts.len());
+        for (property, value) in facts {
             let fact = match entities.get(value.as_str()) {
                 Some(entity) => match &entity.label {
-                    Some(value_label) => Fact::new(property.clone(), value_label.clone())
+                    Some(value_label) => Fact::new(property, value_label.clone())
                         .with_alternates(useful_alternates(value_label, &entity.aliases)),
                     None => {
                         unresolved += 1;
                         continue;
                     }
                 },
-                None => Fact::new(property.clone(), value.clone()),
+                None => Fact::new(property, value),
             };
             if !person.facts.contains(&fact) {
                 person.facts.push(fact);

@@ -64,8 +64,10 @@ enum DataValue {
     Time { time: String, precision: u8 },
     String(String),
     Quantity { amount: String },
-    #[serde(other)]
-    Other,
+    /// Any other value (`monolingualtext`, `globecoordinate`, a type added later…), whatever its
+    /// content: kanon imports none of them, and they must not make the whole entity unreadable.
+    #[serde(untagged)]
+    Other(serde::de::IgnoredAny),
 }
 
 enum RawValue {
@@ -191,15 +193,16 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     // Second pass: names of the items the humans' claims point to (humans themselves included).
     let mut names: FxHashMap<String, (String, Vec<String>)> = FxHashMap::default();
     for path in inputs {
-        for_each_entity_line(path, |line_no, line| {
+        for_each_entity_line(path, |_, line| {
             // Cheap pre-filter: the id is near the start of every entity line.
             let Some(id) = quick_id(line) else { return Ok(()) };
             if !wanted.contains(id) {
                 return Ok(());
             }
-            let entity: NamedEntity = match serde_json::from_str(line) {
-                Ok(e) => e,
-                Err(e) => return invalid.handle(Error::invalid(path, line_no, "entity", e.to_string())),
+            // A line that does not parse here did not parse in the first pass either (that pass reads
+            // the same fields and more): it has already failed the import or been counted.
+            let Ok(entity) = serde_json::from_str::<NamedEntity>(line) else {
+                return Ok(());
             };
             if let Some(label) = pick(&entity.labels, lang) {
                 names.insert(entity.id, (label.to_owned(), pick_aliases(&entity.aliases, lang)));
@@ -255,6 +258,20 @@ fn quick_id(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_of_other_types_are_ignored_not_fatal() {
+        let parse = |json: &str| serde_json::from_str::<DataValue>(json).unwrap();
+        let coordinate = r#"{"value":{"latitude":61.2,"longitude":7.4,"altitude":null,"precision":0.0001,"globe":"http://www.wikidata.org/entity/Q2"},"type":"globecoordinate"}"#;
+        assert!(matches!(parse(coordinate), DataValue::Other(_)));
+        let text = r#"{"value":{"text":"Aurelia Vantz","language":"de"},"type":"monolingualtext"}"#;
+        assert!(matches!(parse(text), DataValue::Other(_)));
+        let time = r#"{"value":{"time":"+1992-08-05T00:00:00Z","timezone":0,"before":0,"after":0,"precision":11,"calendarmodel":"http://www.wikidata.org/entity/Q1985727"},"type":"time"}"#;
+        assert!(matches!(parse(time), DataValue::Time { precision: 11, .. }));
+        let item = r#"{"type":"wikibase-entityid","value":{"entity-type":"item","numeric-id":5,"id":"Q5"}}"#;
+        assert!(matches!(parse(item), DataValue::WikibaseEntityid { id } if id == "Q5"));
+        assert!(matches!(parse(r#"{"value":"990000011234","type":"string"}"#), DataValue::String(s) if s == "990000011234"));
+    }
 
     #[test]
     fn times_keep_their_precision() {

@@ -1,0 +1,210 @@
+use std::path::PathBuf;
+
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+/// kanon: privacy-first text anonymization guided by k-anonymity over a knowledge graph.
+#[derive(Debug, Parser)]
+#[command(name = "kanon", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    pub threads: Option<usize>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Knowledge graphs: import sources, generate a synthetic population.
+    #[command(subcommand)]
+    Kg(KgCommand),
+    /// The inverted index: build, query, stats, gazetteer matches.
+    #[command(subcommand)]
+    Index(IndexCommand),
+    /// Benchmarks that report figures and check their own results.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Runs the main job on the bundled sample (kg/sample, corpora/sample) end to end.
+    Quickstart(QuickstartArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KgCommand {
+    /// Imports one or more sources into a KG directory (`--format` may repeat, each followed by its inputs).
+    Import(KgImportArgs),
+    /// Generates a synthetic population with biographies.
+    Synth(KgSynthArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct KgImportArgs {
+    /// A format (triples, wikidata, pantheon, google-re) followed by its input files; may repeat.
+    #[arg(long = "format", num_args = 2.., value_names = ["FORMAT", "INPUT"], required = true, action = clap::ArgAction::Append)]
+    pub sources_flat: Vec<String>,
+    /// `--format` occurrences, each `[FORMAT, INPUT...]` (filled from the parsed matches).
+    #[arg(skip)]
+    pub sources: Vec<Vec<String>>,
+    /// The KG directory to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Language of labels and aliases (Wikidata).
+    #[arg(long, default_value = "en")]
+    pub lang: String,
+    /// Skip malformed lines and report how many, instead of stopping at the first.
+    #[arg(long)]
+    pub skip_invalid: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct KgSynthArgs {
+    /// Number of people.
+    #[arg(long, default_value_t = 1000)]
+    pub people: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The KG directory to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Where to write the biographies (JSONL `{"id","person","text"}`).
+    #[arg(long)]
+    pub docs: Option<PathBuf>,
+    /// Share of people who get a biography.
+    #[arg(long, default_value_t = 1.0)]
+    pub doc_rate: f64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Builds an index from a KG directory.
+    Build(IndexBuildArgs),
+    /// Prints each term's number of people and the size of their intersection.
+    Query(IndexQueryArgs),
+    /// Prints the number of people, terms and postings.
+    Stats(IndexStatsArgs),
+    /// Finds the indexed terms in a text (the gazetteer).
+    Match(IndexMatchArgs),
+    /// Looks terms up by prefix or by edit distance in the term dictionary.
+    Lookup(IndexLookupArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexBuildArgs {
+    #[arg(long)]
+    pub kg: PathBuf,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Extra generic terms never to index (one a line), added to the default whitelist.
+    #[arg(long)]
+    pub whitelist: Option<PathBuf>,
+    /// Use only the given whitelist file, not the default one.
+    #[arg(long, requires = "whitelist")]
+    pub replace_whitelist: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexQueryArgs {
+    #[arg(long)]
+    pub index: PathBuf,
+    /// Terms as written in text ("Lilian Albano", "5 August 1992", "Austrian").
+    #[arg(required = true)]
+    pub terms: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexStatsArgs {
+    #[arg(long)]
+    pub index: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexMatchArgs {
+    #[arg(long)]
+    pub index: PathBuf,
+    /// The text to search.
+    #[arg(long)]
+    pub text: String,
+    /// Report overlapping matches too, not only the leftmost-longest ones.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexLookupArgs {
+    #[arg(long)]
+    pub index: PathBuf,
+    pub term: String,
+    /// Terms starting with TERM.
+    #[arg(long, conflicts_with = "fuzzy")]
+    pub prefix: bool,
+    /// Terms within this edit distance (1 or 2) of TERM.
+    #[arg(long)]
+    pub fuzzy: Option<u8>,
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Index build throughput and peak memory, intersection latency, gazetteer throughput.
+    Index(BenchIndexArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchIndexArgs {
+    /// People in the synthetic KG.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub people: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Intersection queries per arity.
+    #[arg(long, default_value_t = 20_000)]
+    pub queries: usize,
+    /// Biographies for the gazetteer throughput.
+    #[arg(long, default_value_t = 50_000)]
+    pub docs: usize,
+    /// Working directory (KG and index); a temporary one when absent.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Also write the figures as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct QuickstartArgs {
+    /// The bundled sample KG.
+    #[arg(long, default_value = "kg/sample")]
+    pub kg: PathBuf,
+    /// The bundled sample corpus.
+    #[arg(long, default_value = "corpora/sample/docs.jsonl")]
+    pub docs: PathBuf,
+    /// Where outputs go.
+    #[arg(long, default_value = "out/quickstart")]
+    pub out: PathBuf,
+}
+
+impl Cli {
+    /// Parses the process arguments. Like `Cli::parse`, plus the grouping of repeated
+    /// `--format FORMAT INPUT...` occurrences, which derive cannot express.
+    pub fn parse_args() -> Cli {
+        let matches = Cli::command().get_matches();
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        if let Command::Kg(KgCommand::Import(args)) = &mut cli.command {
+            args.sources = import_groups(&matches);
+        }
+        cli
+    }
+}
+
+fn import_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
+    matches
+        .subcommand_matches("kg")
+        .and_then(|m| m.subcommand_matches("import"))
+        .and_then(|m| m.get_occurrences::<String>("sources_flat"))
+        .map(|occurrences| occurrences.map(|o| o.cloned().collect()).collect())
+        .unwrap_or_default()
+}

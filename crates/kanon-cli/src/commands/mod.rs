@@ -1,0 +1,40 @@
+//! One file per subcommand.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::cli::{BenchCommand, Cli, Command, IndexCommand, KgCommand};
+
+mod bench_index;
+mod index_build;
+mod index_lookup;
+mod index_match;
+mod index_query;
+mod index_stats;
+mod kg_import;
+mod kg_synth;
+mod quickstart;
+
+pub fn run(cli: Cli) -> Result<()> {
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match cli.command {
+        Command::Kg(KgCommand::Import(args)) => kg_import::run(&args, &mut out),
+        Command::Kg(KgCommand::Synth(args)) => kg_synth::run(&args, &mut out),
+        Command::Index(IndexCommand::Build(args)) => index_build::run(&args, &mut out),
+        Command::Index(IndexCommand::Query(args)) => index_query::run(&args, &mut out),
+        Command::Index(IndexCommand::Stats(args)) => index_stats::run(&args, &mut out),
+        Command::Index(IndexCommand::Match(args)) => index_match::run(&args, &mut out),
+        Command::Index(IndexCommand::Lookup(args)) => index_lookup::run(&args, &mut out),
+        Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
+        Command::Quickstart(args) => quickstart::run(&args, &mut out),
+    }?;
+    out.flush()?;
+    Ok(())
+}
