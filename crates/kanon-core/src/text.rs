@@ -64,26 +64,40 @@ fn allows_abbreviation_point(word: &str) -> bool {
 
 /// Walks `text`, calling `on_word(folded_word, char_start, char_end, gap_before)` for every word.
 fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
+    let bytes = text.as_bytes();
     let mut word = String::new();
     let mut word_start = 0usize;
     let mut in_word = false;
     // The separator seen since the last word (None before the first one).
     let mut gap = Gap::None;
-    // Whether the last word ended at the previous character and may take an abbreviation point.
-    let mut abbreviation_point_allowed = false;
-    let mut char_count = 0usize;
-    for (char_index, c) in text.chars().enumerate() {
-        char_count = char_index + 1;
-        if c.is_alphanumeric() {
+    let mut char_index = 0usize;
+    let mut at = 0usize;
+    while at < bytes.len() {
+        // ASCII first, byte by byte: most text is, and decoding and Unicode tables are slower.
+        let byte = bytes[at];
+        let (c, len, alphanumeric) = if byte < 0x80 {
+            (byte as char, 1, byte.is_ascii_alphanumeric())
+        } else {
+            let c = text[at..].chars().next().expect("at is on a char boundary");
+            (c, c.len_utf8(), c.is_alphanumeric())
+        };
+        at += len;
+        let this_char = char_index;
+        char_index += 1;
+        if alphanumeric {
             if !in_word {
                 in_word = true;
-                word_start = char_index;
+                word_start = this_char;
                 word.clear();
             }
-            fold_char(c, &mut word);
+            if byte < 0x80 {
+                word.push(byte.to_ascii_lowercase() as char);
+            } else {
+                fold_char(c, &mut word);
+            }
             continue;
         }
-        if is_combining_mark(c) {
+        if byte >= 0x80 && is_combining_mark(c) {
             // A diacritic: folded away, inside a word or not.
             continue;
         }
@@ -92,13 +106,12 @@ fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
             in_word = false;
             // A "word" of marks that all fold away is no word.
             if !word.is_empty() {
-                on_word(&word, word_start, char_index, gap);
+                on_word(&word, word_start, this_char, gap);
                 gap = Gap::None;
                 after_word = true;
-                abbreviation_point_allowed = allows_abbreviation_point(&word);
             }
         }
-        let this_gap = if is_soft_separator(c) || (c == '.' && after_word && abbreviation_point_allowed) {
+        let this_gap = if is_soft_separator(c) || (c == '.' && after_word && allows_abbreviation_point(&word)) {
             Gap::Soft
         } else {
             Gap::Hard
@@ -108,7 +121,7 @@ fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
         }
     }
     if in_word && !word.is_empty() {
-        on_word(&word, word_start, char_count, gap);
+        on_word(&word, word_start, char_index, gap);
     }
 }
 

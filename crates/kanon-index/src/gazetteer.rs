@@ -32,10 +32,14 @@ const MAGIC: &[u8; 8] = b"KNGAZv1\0";
 
 #[derive(Default)]
 pub struct Gazetteer {
-    words: FxHashMap<Box<str>, u32>,
-    /// `(node << 32) | word` → child node.
-    edges: FxHashMap<u64, u32>,
-    /// Term id ending at each node, or `NO_TERM`.
+    /// The words of all terms, by id (what is serialised).
+    words: Vec<Box<str>>,
+    /// The hot lookup, one probe per text word: the word's id, the trie node it leads to from the
+    /// root, and the term ending there.
+    lookup: WordTable,
+    /// Transitions below the root, each with the term ending at its child.
+    edges: EdgeTable,
+    /// Term id ending at each node, or `NO_TERM` (kept for serialisation).
     terminal: Vec<u32>,
 }
 
@@ -48,9 +52,148 @@ impl std::fmt::Debug for Gazetteer {
     }
 }
 
+/// A word's 64-bit xxh3 hash (the slot and a 32-bit tag) and a cheap check on its shape (length and
+/// last bytes): two different words agree on all of it with odds of about 2^-64 × the odds their
+/// shapes agree.
+fn fingerprint(word: &str) -> (u64, u32) {
+    let bytes = word.as_bytes();
+    let mut check = (bytes.len() as u32 & 0xff) << 24;
+    for (shift, &b) in bytes.iter().rev().take(3).enumerate() {
+        check |= u32::from(b) << (8 * shift);
+    }
+    (xxhash_rust::xxh3::xxh3_64(bytes), check)
+}
+
+/// 20 bytes: the tag and check confirm the word, the rest is what the walk needs from the root.
+#[derive(Debug, Clone, Copy)]
+struct WordEntry {
+    /// The high half of the word's hash (the low half picks the slot).
+    tag: u32,
+    check: u32,
+    word: u32,
+    /// The root's child for this word, or `ROOT` when no term starts with it.
+    root_child: u32,
+    /// The term ending at `root_child`, or `NO_TERM`.
+    root_term: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// Open addressing with linear probing, at most half full: a lookup touches one cache line in the
+/// common case (a general-purpose map touches its control bytes, then its bucket).
+#[derive(Debug, Default)]
+struct WordTable {
+    slots: Vec<WordEntry>,
+    mask: usize,
+}
+
+impl WordTable {
+    fn with_capacity(n: usize) -> Self {
+        let size = (n.max(4) * 2).next_power_of_two();
+        let empty = WordEntry { tag: 0, check: 0, word: EMPTY, root_child: ROOT, root_term: NO_TERM };
+        WordTable { slots: vec![empty; size], mask: size - 1 }
+    }
+
+    /// Inserts; returns false when a word with the same fingerprint is already present.
+    fn insert(&mut self, key: u64, mut entry: WordEntry) -> bool {
+        entry.tag = (key >> 32) as u32;
+        let mut i = (key as usize) & self.mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.word == EMPTY {
+                *slot = entry;
+                return true;
+            }
+            if slot.tag == entry.tag && slot.check == entry.check {
+                return false;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn get(&self, key: u64, check: u32) -> Option<&WordEntry> {
+        let tag = (key >> 32) as u32;
+        let mut i = (key as usize) & self.mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.word == EMPTY {
+                return None;
+            }
+            if slot.tag == tag && slot.check == check {
+                return Some(slot);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &WordEntry> {
+        self.slots.iter().filter(|s| s.word != EMPTY)
+    }
+}
+
+/// 16 bytes: a transition `(node, word) → child` and the term ending at the child.
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    node: u32,
+    word: u32,
+    child: u32,
+    term: u32,
+}
+
+/// Transitions below the root, open addressing as [`WordTable`].
+#[derive(Debug, Default)]
+struct EdgeTable {
+    slots: Vec<Edge>,
+    mask: usize,
+    len: usize,
+}
+
+fn edge_slot(node: u32, word: u32) -> usize {
+    (edge_key(node, word).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as usize
+}
+
+impl EdgeTable {
+    fn with_capacity(n: usize) -> Self {
+        let size = (n.max(4) * 2).next_power_of_two();
+        let empty = Edge { node: EMPTY, word: 0, child: 0, term: NO_TERM };
+        EdgeTable { slots: vec![empty; size], mask: size - 1, len: 0 }
+    }
+
+    fn insert(&mut self, edge: Edge) {
+        let mut i = edge_slot(edge.node, edge.word) & self.mask;
+        while self.slots[i].node != EMPTY {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = edge;
+        self.len += 1;
+    }
+
+    fn get(&self, node: u32, word: u32) -> Option<&Edge> {
+        let mut i = edge_slot(node, word) & self.mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.node == EMPTY {
+                return None;
+            }
+            if slot.node == node && slot.word == word {
+                return Some(slot);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Edge> {
+        self.slots.iter().filter(|s| s.node != EMPTY)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct TextToken {
     word: u32,
+    root_child: u32,
+    root_term: u32,
+    key: u64,
+    check: u32,
     start: u32,
     end: u32,
 }
@@ -66,34 +209,71 @@ fn edge_key(node: u32, word: u32) -> u64 {
 impl Gazetteer {
     /// Builds the trie from `(normalised term, term id)` pairs; terms must be distinct.
     pub fn build<'a>(terms: impl IntoIterator<Item = (&'a str, u32)>) -> Result<Self> {
-        let mut g = Gazetteer {
-            terminal: vec![NO_TERM],
-            ..Gazetteer::default()
-        };
+        let mut word_ids: FxHashMap<&'a str, u32> = FxHashMap::default();
+        let mut words: Vec<Box<str>> = Vec::new();
+        let mut edges: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut terminal = vec![NO_TERM];
         for (term, id) in terms {
             let mut node = ROOT;
             for word in term.split(' ') {
                 let word_id = if word == HARD_BREAK_TOKEN {
                     HARD
                 } else {
-                    let next = g.words.len() as u32;
-                    *g.words.entry(word.into()).or_insert(next)
+                    *word_ids.entry(word).or_insert_with(|| {
+                        words.push(word.into());
+                        words.len() as u32 - 1
+                    })
                 };
-                let next_node = g.terminal.len() as u32;
-                node = *g.edges.entry(edge_key(node, word_id)).or_insert_with(|| next_node);
+                let next_node = terminal.len() as u32;
+                node = *edges.entry(edge_key(node, word_id)).or_insert(next_node);
                 if node == next_node {
-                    g.terminal.push(NO_TERM);
+                    terminal.push(NO_TERM);
                 }
             }
             if node == ROOT {
                 return Err(Error::Automaton(format!("empty term for id {id}")));
             }
-            if g.terminal[node as usize] != NO_TERM {
+            if terminal[node as usize] != NO_TERM {
                 return Err(Error::Automaton(format!("duplicate term {term:?}")));
             }
-            g.terminal[node as usize] = id;
+            terminal[node as usize] = id;
         }
-        Ok(g)
+        let edges = edges.into_iter().map(|(k, child)| ((k >> 32) as u32, k as u32, child));
+        Self::from_parts(words, edges, terminal)
+    }
+
+    /// Lays the trie out for lookups: root transitions into the word table, the others into the edge
+    /// table, each with the term ending at its child.
+    fn from_parts(
+        words: Vec<Box<str>>,
+        edges: impl Iterator<Item = (u32, u32, u32)>,
+        terminal: Vec<u32>,
+    ) -> Result<Self> {
+        let mut root_children = vec![ROOT; words.len()];
+        let mut below: Vec<Edge> = Vec::new();
+        for (node, word, child) in edges {
+            let term = terminal[child as usize];
+            if node == ROOT {
+                root_children[word as usize] = child;
+            } else {
+                below.push(Edge { node, word, child, term });
+            }
+        }
+        let mut lookup = WordTable::with_capacity(words.len());
+        for (id, word) in words.iter().enumerate() {
+            let (key, check) = fingerprint(word);
+            let root_child = root_children[id];
+            let root_term = if root_child == ROOT { NO_TERM } else { terminal[root_child as usize] };
+            let entry = WordEntry { tag: 0, check, word: id as u32, root_child, root_term };
+            if !lookup.insert(key, entry) {
+                return Err(Error::Automaton(format!("fingerprint collision on {word:?}")));
+            }
+        }
+        let mut table = EdgeTable::with_capacity(below.len());
+        for edge in below {
+            table.insert(edge);
+        }
+        Ok(Gazetteer { words, lookup, edges: table, terminal })
     }
 
     /// Every occurrence of every term, overlapping ones included, sorted by start then longest first.
@@ -101,34 +281,43 @@ impl Gazetteer {
         TOKENS.with(|tokens| {
             let mut tokens = tokens.borrow_mut();
             tokens.clear();
+            // Fingerprint every word first, then look them all up: the lookups are independent, so
+            // the processor overlaps their cache misses.
             for_each_token(text, |token| {
-                tokens.push(match token {
-                    Token::Word { text, start, end } => TextToken {
-                        word: self.words.get(text).copied().unwrap_or(UNKNOWN),
-                        start: start as u32,
-                        end: end as u32,
-                    },
-                    Token::HardBreak => TextToken { word: HARD, start: 0, end: 0 },
-                });
+                let (key, check, start, end, word) = match token {
+                    Token::Word { text, start, end } => {
+                        let (key, check) = fingerprint(text);
+                        (key, check, start as u32, end as u32, UNKNOWN)
+                    }
+                    Token::HardBreak => (0, 0, 0, 0, HARD),
+                };
+                tokens.push(TextToken { word, root_child: ROOT, root_term: NO_TERM, key, check, start, end });
             });
+            for token in tokens.iter_mut().filter(|t| t.word != HARD) {
+                if let Some(entry) = self.lookup.get(token.key, token.check) {
+                    token.word = entry.word;
+                    token.root_child = entry.root_child;
+                    token.root_term = entry.root_term;
+                }
+            }
             let mut matches = Vec::new();
-            for i in 0..tokens.len() {
-                if tokens[i].word >= HARD {
+            for (i, first) in tokens.iter().enumerate() {
+                if first.root_child == ROOT {
                     continue;
                 }
-                let mut node = ROOT;
-                for token in &tokens[i..] {
-                    let Some(&child) = self.edges.get(&edge_key(node, token.word)) else {
-                        break;
-                    };
-                    node = child;
-                    let term = self.terminal[node as usize];
+                let (mut node, mut term, mut j) = (first.root_child, first.root_term, i);
+                loop {
                     if term != NO_TERM {
                         matches.push(TermMatch {
-                            start: tokens[i].start as usize,
-                            end: token.end as usize,
+                            start: first.start as usize,
+                            end: tokens[j].end as usize,
                             term,
                         });
+                    }
+                    j += 1;
+                    match tokens.get(j).and_then(|t| self.edges.get(node, t.word)) {
+                        Some(edge) => (node, term) = (edge.child, edge.term),
+                        None => break,
                     }
                 }
             }
@@ -156,18 +345,20 @@ impl Gazetteer {
 
     /// The trie as bytes: magic, the words, the edges `(parent, word, child)`, the terminal term ids.
     pub fn serialize(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16 + self.edges.len() * 12 + self.terminal.len() * 4);
+        let mut out = Vec::with_capacity(16 + self.edges.len * 12 + self.terminal.len() * 4);
         out.extend_from_slice(MAGIC);
-        let mut words: Vec<(&str, u32)> = self.words.iter().map(|(w, &id)| (&**w, id)).collect();
-        words.sort_unstable_by_key(|&(_, id)| id);
-        out.extend_from_slice(&(words.len() as u64).to_le_bytes());
-        for (word, _) in &words {
+        out.extend_from_slice(&(self.words.len() as u64).to_le_bytes());
+        for word in &self.words {
             out.extend_from_slice(&(word.len() as u32).to_le_bytes());
             out.extend_from_slice(word.as_bytes());
         }
-        out.extend_from_slice(&(self.edges.len() as u64).to_le_bytes());
-        let mut edges: Vec<(u64, u32)> = self.edges.iter().map(|(&k, &v)| (k, v)).collect();
+        let mut edges: Vec<(u64, u32)> =
+            self.edges.iter().map(|e| (edge_key(e.node, e.word), e.child)).collect();
+        for entry in self.lookup.values().filter(|e| e.root_child != ROOT) {
+            edges.push((edge_key(ROOT, entry.word), entry.root_child));
+        }
         edges.sort_unstable();
+        out.extend_from_slice(&(edges.len() as u64).to_le_bytes());
         for (key, child) in edges {
             out.extend_from_slice(&((key >> 32) as u32).to_le_bytes());
             out.extend_from_slice(&(key as u32).to_le_bytes());
@@ -186,17 +377,14 @@ impl Gazetteer {
             return Err(Error::Automaton("not a kanon gazetteer (bad magic)".into()));
         }
         let n_words = reader.u64()? as usize;
-        let mut words = FxHashMap::default();
-        words.reserve(n_words.min(bytes.len()));
+        let mut words = Vec::with_capacity(n_words.min(bytes.len()));
         for id in 0..n_words {
             let len = reader.u32()? as usize;
             let word = std::str::from_utf8(reader.take(len)?)
                 .map_err(|e| Error::Automaton(format!("word {id}: {e}")))?;
-            words.insert(word.into(), id as u32);
+            words.push(word.into());
         }
         let n_edges = reader.u64()? as usize;
-        let mut edges = FxHashMap::default();
-        edges.reserve(n_edges.min(bytes.len() / 12));
         let mut triples = Vec::with_capacity(n_edges.min(bytes.len() / 12));
         for _ in 0..n_edges {
             triples.push((reader.u32()?, reader.u32()?, reader.u32()?));
@@ -209,14 +397,13 @@ impl Gazetteer {
         if reader.at != bytes.len() {
             return Err(Error::Automaton(format!("{} trailing bytes", bytes.len() - reader.at)));
         }
-        for (parent, word, child) in triples {
+        for &(parent, word, child) in &triples {
             let word_ok = word == HARD || (word as usize) < n_words;
             if parent as usize >= n_nodes || child as usize >= n_nodes || !word_ok {
                 return Err(Error::Automaton("edge out of range".into()));
             }
-            edges.insert(edge_key(parent, word), child);
         }
-        Ok(Gazetteer { words, edges, terminal })
+        Self::from_parts(words, triples.into_iter(), terminal)
     }
 }
 

@@ -1,0 +1,339 @@
+//! `kanon label`: label a JSONL of documents into a corpus directory, in shards that survive an
+//! interruption (a rerun with the same inputs and parameters skips finished shards), then gather them
+//! into `train/dev/test.jsonl`, `report.jsonl`, `skipped.jsonl` and `manifest.json`, all written
+//! atomically.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use kanon_core::{Document, Progress};
+use kanon_index::Index;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::algorithm::LabelerConfig;
+use crate::document::{LabeledDocument, RiskReport, label_document, split_of};
+use crate::error::{Error, Result};
+
+pub const CORPUS_FORMAT_VERSION: u32 = 1;
+pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
+const SHARDS_DIR: &str = ".shards";
+
+/// Output formats besides the JSONL corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CorpusFormat {
+    #[default]
+    Jsonl,
+    /// Also `{split}.conll`: one token and its BIO tag (B-MASK / I-MASK / O) a line.
+    Conll,
+}
+
+/// A document that was not labeled, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub id: String,
+    pub line: u64,
+    pub reason: String,
+}
+
+/// Everything `kanon label` needs.
+#[derive(Debug, Clone)]
+pub struct LabelJob {
+    pub index_dir: PathBuf,
+    pub docs: PathBuf,
+    pub out: PathBuf,
+    pub config: LabelerConfig,
+    pub format: CorpusFormat,
+    pub shard_size: usize,
+}
+
+/// Summary figures of a corpus (in `manifest.json`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CorpusStats {
+    pub documents: usize,
+    pub labeled: usize,
+    pub skipped: usize,
+    pub per_split: BTreeMap<String, usize>,
+    pub spans: usize,
+    pub masked_terms: usize,
+    pub terms_found: usize,
+    pub tokens: usize,
+    pub masked_tokens: usize,
+    pub terms_per_document: f64,
+    pub masks_per_document: f64,
+    pub masked_token_share: f64,
+    /// How many masks each arity forced (1 = the term alone was rarer than k).
+    pub masks_by_arity: BTreeMap<usize, usize>,
+    pub documents_without_terms: usize,
+}
+
+/// `manifest.json`: how a corpus was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub corpus_format_version: u32,
+    pub created_by: String,
+    pub index: String,
+    pub index_format_version: u32,
+    pub index_people: u64,
+    pub index_terms: u64,
+    pub docs: String,
+    pub config: LabelerConfig,
+    pub format: CorpusFormat,
+    pub stats: CorpusStats,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ShardParams {
+    index: String,
+    index_terms: u64,
+    index_people: u64,
+    docs: String,
+    docs_bytes: u64,
+    config: LabelerConfig,
+    shard_size: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ShardLine {
+    document: Option<LabeledDocument>,
+    report: Option<RiskReport>,
+    skipped: Option<Skipped>,
+}
+
+/// Labels the documents and writes the corpus. Returns the manifest.
+pub fn run(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
+    if job.config.k == 0 || job.config.max_arity == 0 {
+        return Err(Error::Usage("k and max_arity must be at least 1".into()));
+    }
+    let index = Index::open(&job.index_dir)?;
+    fs::create_dir_all(&job.out).map_err(|e| Error::io(&job.out, e))?;
+    let shards_dir = job.out.join(SHARDS_DIR);
+    let params = ShardParams {
+        index: job.index_dir.display().to_string(),
+        index_terms: index.meta().terms,
+        index_people: index.meta().people,
+        docs: job.docs.display().to_string(),
+        docs_bytes: fs::metadata(&job.docs).map_err(|e| Error::io(&job.docs, e))?.len(),
+        config: job.config,
+        shard_size: job.shard_size.max(1),
+    };
+    prepare_shards(&shards_dir, &params)?;
+
+    let total = count_lines(&job.docs)?;
+    progress.stage("label", total);
+    let mut reader = kanon_core::io::read_jsonl::<Document>(&job.docs)?;
+    let mut shard_index = 0usize;
+    let mut shard_paths = Vec::new();
+    loop {
+        let mut batch: Vec<(u64, Document)> = Vec::with_capacity(params.shard_size);
+        for record in reader.by_ref().take(params.shard_size) {
+            batch.push(record?);
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let path = shards_dir.join(format!("shard-{shard_index:06}.jsonl"));
+        if !path.exists() {
+            let lines: Vec<ShardLine> = batch
+                .par_iter()
+                .map(|(line, doc)| {
+                    let out = label_one(&index, *line, doc, &job.config);
+                    progress.advance(1);
+                    out
+                })
+                .collect();
+            kanon_core::io::atomic_write(&path, |w| kanon_core::io::write_jsonl(w, &lines))?;
+        } else {
+            progress.advance(batch.len() as u64);
+        }
+        shard_paths.push(path);
+        shard_index += 1;
+    }
+    let manifest = gather(job, &index, &shard_paths)?;
+    let _ = fs::remove_dir_all(&shards_dir);
+    Ok(manifest)
+}
+
+fn label_one(index: &Index, line: u64, doc: &Document, config: &LabelerConfig) -> ShardLine {
+    let skip = |reason: String| ShardLine {
+        document: None,
+        report: None,
+        skipped: Some(Skipped { id: doc.id.clone(), line, reason }),
+    };
+    let Some(kg_id) = doc.person.as_deref() else {
+        return skip("no `person` field: the labeler needs the KG id of the person the document is about".into());
+    };
+    let Some(person) = index.person_id(kg_id) else {
+        return skip(format!("person {kg_id:?} is not in the index"));
+    };
+    let labeled = label_document(index, doc, kg_id, person, &split_of(doc), config);
+    ShardLine {
+        document: Some(labeled.document),
+        report: Some(labeled.report),
+        skipped: None,
+    }
+}
+
+/// Keeps finished shards only when they were made with the same parameters.
+fn prepare_shards(dir: &Path, params: &ShardParams) -> Result<()> {
+    let params_path = dir.join("params.json");
+    let same = fs::read(&params_path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<ShardParams>(&bytes).ok())
+        .is_some_and(|old| old == *params);
+    if !same && dir.exists() {
+        fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    kanon_core::io::atomic_write(&params_path, |w| serde_json::to_writer_pretty(w, params).map_err(Into::into))?;
+    Ok(())
+}
+
+fn count_lines(path: &Path) -> Result<u64> {
+    use std::io::BufRead;
+    let mut reader = kanon_core::io::open(path)?;
+    let mut count = 0;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            return Ok(count);
+        }
+        if buf.iter().any(|b| !b.is_ascii_whitespace()) {
+            count += 1;
+        }
+    }
+}
+
+/// Reads the shards back in order and writes the corpus files.
+fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest> {
+    let mut by_split: BTreeMap<String, Vec<LabeledDocument>> = BTreeMap::new();
+    let mut reports = Vec::new();
+    let mut skipped = Vec::new();
+    for path in shards {
+        for record in kanon_core::io::read_jsonl::<ShardLine>(path)? {
+            let (_, line) = record?;
+            if let Some(doc) = line.document {
+                by_split.entry(doc.split.clone()).or_default().push(doc);
+            }
+            reports.extend(line.report);
+            skipped.extend(line.skipped);
+        }
+    }
+    let stats = corpus_stats(&by_split, &reports, skipped.len());
+    for split in SPLITS.iter().map(|s| s.to_string()).chain(by_split.keys().cloned()) {
+        let docs = by_split.get(&split).map(Vec::as_slice).unwrap_or(&[]);
+        let path = job.out.join(format!("{split}.jsonl"));
+        kanon_core::io::atomic_write(&path, |w| kanon_core::io::write_jsonl(w, docs))?;
+        if job.format == CorpusFormat::Conll {
+            let path = job.out.join(format!("{split}.conll"));
+            kanon_core::io::atomic_write(&path, |w| write_conll(w, docs))?;
+        }
+    }
+    kanon_core::io::atomic_write(&job.out.join("report.jsonl"), |w| kanon_core::io::write_jsonl(w, &reports))?;
+    kanon_core::io::atomic_write(&job.out.join("skipped.jsonl"), |w| kanon_core::io::write_jsonl(w, &skipped))?;
+    let manifest = Manifest {
+        corpus_format_version: CORPUS_FORMAT_VERSION,
+        created_by: format!("kanon {}", env!("CARGO_PKG_VERSION")),
+        index: job.index_dir.display().to_string(),
+        index_format_version: index.meta().index_format_version,
+        index_people: index.meta().people,
+        index_terms: index.meta().terms,
+        docs: job.docs.display().to_string(),
+        config: job.config,
+        format: job.format,
+        stats,
+    };
+    kanon_core::io::atomic_write(&job.out.join("manifest.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, &manifest)?;
+        w.write_all(b"\n")
+    })?;
+    Ok(manifest)
+}
+
+fn corpus_stats(by_split: &BTreeMap<String, Vec<LabeledDocument>>, reports: &[RiskReport], skipped: usize) -> CorpusStats {
+    let mut stats = CorpusStats {
+        labeled: reports.len(),
+        skipped,
+        documents: reports.len() + skipped,
+        per_split: by_split.iter().map(|(k, v)| (k.clone(), v.len())).collect(),
+        spans: by_split.values().flatten().map(|d| d.spans.len()).sum(),
+        ..CorpusStats::default()
+    };
+    for report in reports {
+        stats.masked_terms += report.masked.len();
+        stats.terms_found += report.terms.len();
+        stats.tokens += report.tokens;
+        stats.masked_tokens += report.masked_tokens;
+        stats.documents_without_terms += usize::from(report.terms.is_empty());
+        for mask in &report.masked {
+            *stats.masks_by_arity.entry(mask.arity).or_default() += 1;
+        }
+    }
+    let n = stats.labeled.max(1) as f64;
+    stats.terms_per_document = stats.terms_found as f64 / n;
+    stats.masks_per_document = stats.masked_terms as f64 / n;
+    stats.masked_token_share = stats.masked_tokens as f64 / stats.tokens.max(1) as f64;
+    stats
+}
+
+/// BIO tokens: one `token<TAB>tag` a line, a blank line between documents, `# id = …` before each.
+/// Tokens are words and single punctuation characters, split on whitespace.
+pub fn write_conll<W: Write>(w: &mut W, docs: &[LabeledDocument]) -> std::io::Result<()> {
+    for doc in docs {
+        writeln!(w, "# id = {}", doc.id)?;
+        for (token, start, end) in conll_tokens(&doc.text) {
+            let tag = match doc.spans.iter().find(|s| s.start <= start && end <= s.end) {
+                Some(span) if span.start == start => "B-MASK",
+                Some(_) => "I-MASK",
+                None => "O",
+            };
+            writeln!(w, "{token}\t{tag}")?;
+        }
+        writeln!(w)?;
+    }
+    Ok(())
+}
+
+/// Tokens with character offsets: runs of alphanumeric characters, and each other visible character.
+pub fn conll_tokens(text: &str) -> Vec<(String, usize, usize)> {
+    let mut tokens = Vec::new();
+    let mut current = String::new();
+    let mut start = 0;
+    let mut count = 0;
+    for (i, c) in text.chars().enumerate() {
+        count = i + 1;
+        if c.is_alphanumeric() {
+            if current.is_empty() {
+                start = i;
+            }
+            current.push(c);
+            continue;
+        }
+        if !current.is_empty() {
+            tokens.push((std::mem::take(&mut current), start, i));
+        }
+        if !c.is_whitespace() {
+            tokens.push((c.to_string(), i, i + 1));
+        }
+    }
+    if !current.is_empty() {
+        tokens.push((current, start, count));
+    }
+    tokens
+}
+
+/// Reads the risk report of one document from a corpus.
+pub fn find_report(corpus: &Path, id: &str) -> Result<Option<RiskReport>> {
+    for record in kanon_core::io::read_jsonl::<RiskReport>(&corpus.join("report.jsonl"))? {
+        let (_, report) = record?;
+        if report.id == id {
+            return Ok(Some(report));
+        }
+    }
+    Ok(None)
+}

@@ -1,0 +1,245 @@
+//! Labeling one document: find its KG terms, decide which to mask, and label every occurrence.
+
+use kanon_core::{Document, EntityType};
+use kanon_index::{Index, TermMatch};
+use serde::{Deserialize, Serialize};
+
+use crate::algorithm::{LabelerConfig, Mask, MaskReason, decide, document_rng};
+
+/// A labeled span: character offsets, the mask label, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabeledSpan {
+    pub start: usize,
+    pub end: usize,
+    pub label: String,
+    #[serde(rename = "type")]
+    pub entity_type: EntityType,
+    /// The normalised KG term that matched.
+    pub term: String,
+    /// How many people of the KG have the term.
+    pub postings: u64,
+    /// `rare` (fewer than k people have the term) or `combination` (it completes a combination of
+    /// terms shared by fewer than k people).
+    pub reason: String,
+}
+
+/// A line of `train/dev/test.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabeledDocument {
+    pub id: String,
+    pub person: String,
+    pub text: String,
+    pub split: String,
+    pub spans: Vec<LabeledSpan>,
+}
+
+/// A KG term of a document as the risk report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportTerm {
+    pub term: String,
+    #[serde(rename = "type")]
+    pub entity_type: EntityType,
+    pub postings: u64,
+    pub occurrences: usize,
+    /// Whether the person the document is about has this term in the KG.
+    pub of_person: bool,
+}
+
+/// A masked term and the combination that forced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportMask {
+    pub term: String,
+    pub reason: String,
+    /// The terms of the offending combination (just the term itself when rare).
+    pub combination: Vec<String>,
+    /// How many people share the combination (or have the rare term).
+    pub people: u64,
+    pub arity: usize,
+}
+
+/// A line of `report.jsonl`: the risk report of one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiskReport {
+    pub id: String,
+    pub person: String,
+    pub k: u64,
+    pub max_arity: usize,
+    pub strategy: String,
+    /// The smallest number of people sharing any combination (up to `max_arity`) of the terms left
+    /// unmasked that anyone shares; `None` when no term is left (the document names no KG fact).
+    pub k_reached: Option<u64>,
+    pub terms: Vec<ReportTerm>,
+    pub masked: Vec<ReportMask>,
+    /// Word tokens in the text and inside masked spans.
+    pub tokens: usize,
+    pub masked_tokens: usize,
+}
+
+/// The outcome of labeling one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Labeled {
+    pub document: LabeledDocument,
+    pub report: RiskReport,
+}
+
+/// The distinct terms of a document in order of first occurrence, and the occurrences.
+pub fn document_terms(matches: &[TermMatch]) -> Vec<u32> {
+    let mut terms = Vec::new();
+    for m in matches {
+        if !terms.contains(&m.term) {
+            terms.push(m.term);
+        }
+    }
+    terms
+}
+
+/// Labels one document whose person is `person` (a dense index id).
+pub fn label_document(
+    index: &Index,
+    doc: &Document,
+    person_kg_id: &str,
+    person: u32,
+    split: &str,
+    config: &LabelerConfig,
+) -> Labeled {
+    let matches = index.find_terms(&doc.text);
+    let terms = document_terms(&matches);
+    let decisions = decide(index.postings(), &terms, config, document_rng(config.seed, &doc.id));
+    let mut masked = vec![false; terms.len()];
+    for mask in &decisions.masks {
+        masked[mask.term] = true;
+    }
+    let text_of = |t: usize| index.term_text(terms[t]).unwrap_or_default();
+    let type_of = |t: usize| index.term_type(terms[t]).unwrap_or(EntityType::Misc);
+    let reason_name = |mask: &Mask| match mask.reason {
+        MaskReason::Rare { .. } => "rare",
+        MaskReason::Combination { .. } => "combination",
+    };
+    let mut reason_of = vec![""; terms.len()];
+    for mask in &decisions.masks {
+        reason_of[mask.term] = reason_name(mask);
+    }
+    let texts: Vec<String> = (0..terms.len()).map(text_of).collect();
+    let spans: Vec<LabeledSpan> = matches
+        .iter()
+        .filter_map(|m| {
+            let t = terms.iter().position(|&x| x == m.term)?;
+            masked[t].then(|| LabeledSpan {
+                start: m.start,
+                end: m.end,
+                label: "MASK".into(),
+                entity_type: type_of(t),
+                term: texts[t].clone(),
+                postings: index.posting_count(terms[t]),
+                reason: reason_of[t].into(),
+            })
+        })
+        .collect();
+    let (tokens, masked_tokens) = count_tokens(&doc.text, &spans);
+    let report = RiskReport {
+        id: doc.id.clone(),
+        person: person_kg_id.to_owned(),
+        k: config.k,
+        max_arity: config.max_arity,
+        strategy: format!("{:?}", config.strategy).to_lowercase(),
+        k_reached: k_reached(index, &terms, &masked, config.max_arity),
+        terms: (0..terms.len())
+            .map(|t| ReportTerm {
+                term: texts[t].clone(),
+                entity_type: type_of(t),
+                postings: index.posting_count(terms[t]),
+                occurrences: matches.iter().filter(|m| m.term == terms[t]).count(),
+                of_person: index.posting_list(terms[t]).is_some_and(|l| l.contains(person)),
+            })
+            .collect(),
+        masked: decisions
+            .masks
+            .iter()
+            .map(|mask| {
+                let (combination, people) = match &mask.reason {
+                    MaskReason::Rare { people } => (vec![texts[mask.term].clone()], *people),
+                    MaskReason::Combination { terms: c, people } => {
+                        (c.iter().map(|&t| texts[t].clone()).collect(), *people)
+                    }
+                };
+                ReportMask {
+                    term: texts[mask.term].clone(),
+                    reason: reason_name(mask).into(),
+                    arity: mask.arity(),
+                    combination,
+                    people,
+                }
+            })
+            .collect(),
+        tokens,
+        masked_tokens,
+    };
+    Labeled {
+        document: LabeledDocument {
+            id: doc.id.clone(),
+            person: person_kg_id.to_owned(),
+            text: doc.text.clone(),
+            split: split.to_owned(),
+            spans,
+        },
+        report,
+    }
+}
+
+/// The smallest non-zero number of people sharing a combination of up to `max_arity` unmasked terms.
+fn k_reached(index: &Index, terms: &[u32], masked: &[bool], max_arity: usize) -> Option<u64> {
+    let left: Vec<u32> = terms.iter().zip(masked).filter(|(_, m)| !**m).map(|(t, _)| *t).collect();
+    let mut best: Option<u64> = None;
+    let mut combination = Vec::with_capacity(max_arity);
+    fn walk(
+        index: &Index,
+        left: &[u32],
+        start: usize,
+        max_arity: usize,
+        combination: &mut Vec<u32>,
+        best: &mut Option<u64>,
+    ) {
+        for i in start..left.len() {
+            combination.push(left[i]);
+            let people = index.intersection_count(combination, u64::MAX);
+            if people > 0 {
+                *best = Some(best.map_or(people, |b: u64| b.min(people)));
+                if combination.len() < max_arity {
+                    walk(index, left, i + 1, max_arity, combination, best);
+                }
+            }
+            combination.pop();
+        }
+    }
+    walk(index, &left, 0, max_arity.max(1), &mut combination, &mut best);
+    best
+}
+
+/// Word tokens of the text, and how many of them lie inside a span.
+pub fn count_tokens(text: &str, spans: &[LabeledSpan]) -> (usize, usize) {
+    let mut tokens = 0;
+    let mut inside = 0;
+    kanon_core::text::for_each_token(text, |token| {
+        if let kanon_core::text::Token::Word { start, end, .. } = token {
+            tokens += 1;
+            if spans.iter().any(|s| s.start <= start && end <= s.end) {
+                inside += 1;
+            }
+        }
+    });
+    (tokens, inside)
+}
+
+/// The split of a document: its own (`train`, `dev`/`validation`, `test`) or, when it has none, a
+/// deterministic 80/10/10 split by a stable hash of its id.
+pub fn split_of(doc: &Document) -> String {
+    match doc.split.as_deref() {
+        Some("validation" | "valid" | "val") => "dev".into(),
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => match crate::algorithm::fnv1a(doc.id.as_bytes()) % 10 {
+            0..=7 => "train".into(),
+            8 => "dev".into(),
+            _ => "test".into(),
+        },
+    }
+}
