@@ -21,6 +21,9 @@ pub enum Command {
     /// The inverted index: build, query, stats, gazetteer matches.
     #[command(subcommand)]
     Index(IndexCommand),
+    /// Distant supervision: decide which KG terms of each document to mask for k-anonymity and write a
+    /// labeled corpus with a risk report per document.
+    Label(LabelArgs),
     /// Benchmarks that report figures and check their own results.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -147,14 +150,96 @@ pub struct IndexLookupArgs {
     pub limit: usize,
 }
 
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct LabelArgs {
+    #[command(subcommand)]
+    pub command: Option<LabelCommand>,
+    #[command(flatten)]
+    pub run: LabelRunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LabelCommand {
+    /// Explains, in words, why a document's terms were masked.
+    Explain(LabelExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LabelRunArgs {
+    #[arg(long, required = true)]
+    pub index: Option<PathBuf>,
+    /// Documents: JSONL `{"id","text","person"}` (person = KG id of the person it is about).
+    #[arg(long, required = true)]
+    pub docs: Option<PathBuf>,
+    /// The corpus directory to write.
+    #[arg(long, required = true)]
+    pub out: Option<PathBuf>,
+    /// Every combination of kept terms must be shared by no one or by at least k people.
+    #[arg(long, default_value_t = 5)]
+    pub k: u64,
+    /// Largest combination of terms checked.
+    #[arg(long, default_value_t = 3)]
+    pub max_arity: usize,
+    /// Which term of an offending combination to mask: greedy (shortest posting list) or random.
+    #[arg(long, default_value = "greedy")]
+    pub strategy: String,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// `jsonl`, or `conll` to also write BIO token files.
+    #[arg(long, default_value = "jsonl")]
+    pub format: String,
+    /// Documents per shard (the unit of resumption).
+    #[arg(long, default_value_t = 10_000)]
+    pub shard_size: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct LabelExplainArgs {
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// The document id.
+    pub id: String,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
     /// Index build throughput and peak memory, intersection latency, gazetteer throughput.
     Index(BenchIndexArgs),
+    /// Labeling throughput and peak memory, and the speed-up over the plain reference algorithm.
+    Label(BenchLabelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchLabelArgs {
+    /// People in the synthetic KG.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub people: usize,
+    /// Biographies to label.
+    #[arg(long, default_value_t = 100_000)]
+    pub docs: usize,
+    #[arg(long, default_value_t = 5)]
+    pub k: u64,
+    #[arg(long, default_value_t = 3)]
+    pub max_arity: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Documents labeled by both implementations, one thread each, for the speed-up.
+    #[arg(long, default_value_t = 2_000)]
+    pub reference_docs: usize,
+    /// Working directory (KG, index, corpus); a temporary one when absent. An index built there by
+    /// `kanon bench index` for the same people and seed is reused.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct BenchIndexArgs {
+    /// Gazetteer passes over the biographies; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    pub passes: usize,
     /// People in the synthetic KG.
     #[arg(long, default_value_t = 1_000_000)]
     pub people: usize,

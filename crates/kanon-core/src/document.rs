@@ -76,6 +76,9 @@ mod tests {
     fn document_json_omits_missing_fields() {
         let doc: Document = serde_json::from_str(r#"{"id":"d1","text":"x"}"#).unwrap();
         assert_eq!(doc.person, None);
-        assert_eq!(serde_json::to_string(&doc).unwrap(), r#"{"id":"d1","text":"x"}"#);
+        assert_eq!(
+            serde_json::to_string(&doc).unwrap(),
+            r#"{"id":"d1","text":"x"}"#
+        );
     }
 }

@@ -166,7 +166,11 @@ mod tests {
         });
         assert!(err.is_err());
         assert_eq!(fs::read_to_string(&path).unwrap(), "first");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "temp file removed");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "temp file removed"
+        );
     }
 
     #[test]

@@ -13,7 +13,6 @@
 
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
-
 /// Appends the folded form of `c` (lower-case, no diacritics) to `out`.
 #[inline]
 pub fn fold_char(c: char, out: &mut String) {
@@ -47,7 +46,10 @@ enum Gap {
 }
 
 fn is_soft_separator(c: char) -> bool {
-    matches!(c, ' ' | '\t' | ',' | '-' | '\'' | '’' | '‘' | '\u{a0}' | '\u{2010}' | '\u{2011}')
+    matches!(
+        c,
+        ' ' | '\t' | ',' | '-' | '\'' | '’' | '‘' | '\u{a0}' | '\u{2010}' | '\u{2011}'
+    )
 }
 
 /// A word of at most three letters may be followed by an abbreviation point without ending the phrase.
@@ -111,7 +113,9 @@ fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
                 after_word = true;
             }
         }
-        let this_gap = if is_soft_separator(c) || (c == '.' && after_word && allows_abbreviation_point(&word)) {
+        let this_gap = if is_soft_separator(c)
+            || (c == '.' && after_word && allows_abbreviation_point(&word))
+        {
             Gap::Soft
         } else {
             Gap::Hard
@@ -128,7 +132,11 @@ fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
 /// A token of a text: a folded word with its character offsets, or a hard break between words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Token<'a> {
-    Word { text: &'a str, start: usize, end: usize },
+    Word {
+        text: &'a str,
+        start: usize,
+        end: usize,
+    },
     HardBreak,
 }
 
@@ -141,7 +149,11 @@ pub fn for_each_token(text: &str, mut on_token: impl FnMut(Token<'_>)) {
             on_token(Token::HardBreak);
         }
         first = false;
-        on_token(Token::Word { text: word, start, end });
+        on_token(Token::Word {
+            text: word,
+            start,
+            end,
+        });
     });
 }
 
@@ -194,7 +206,10 @@ mod tests {
         assert_eq!(norm("L. Albano").as_deref(), Some("l albano"));
         assert_eq!(norm("St. Louis").as_deref(), Some("st louis"));
         assert_eq!(norm("5 Aug. 1992").as_deref(), Some("5 aug 1992"));
-        assert_eq!(norm("Jean-Paul O’Neil").as_deref(), Some("jean paul o neil"));
+        assert_eq!(
+            norm("Jean-Paul O’Neil").as_deref(),
+            Some("jean paul o neil")
+        );
         assert_eq!(norm("Paris. Texas").as_deref(), Some("paris \u{1} texas"));
         assert_eq!(norm("born 1990. He").as_deref(), Some("born 1990 \u{1} he"));
         assert_eq!(norm("a (b)").as_deref(), Some("a \u{1} b"));
@@ -213,7 +228,15 @@ mod tests {
         });
         assert_eq!(
             tokens,
-            vec!["zoe@0..3", "olund@4..9", "born@11..15", "in@16..18", "zurich@19..25", "|", "paris@27..32"]
+            vec![
+                "zoe@0..3",
+                "olund@4..9",
+                "born@11..15",
+                "in@16..18",
+                "zurich@19..25",
+                "|",
+                "paris@27..32"
+            ]
         );
     }
 

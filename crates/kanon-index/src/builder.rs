@@ -75,14 +75,23 @@ impl IndexBuilder {
     }
 
     /// Builds the index of `kg` into `out` (atomically: a temporary directory renamed into place).
-    pub fn build(&self, kg: &KnowledgeGraph, out: &Path, progress: &dyn Progress) -> Result<IndexMeta> {
+    pub fn build(
+        &self,
+        kg: &KnowledgeGraph,
+        out: &Path,
+        progress: &dyn Progress,
+    ) -> Result<IndexMeta> {
         let started = Instant::now();
         if kg.len() >= u32::MAX as usize {
-            return Err(Error::Usage(format!("{} people do not fit 32-bit person ids", kg.len())));
+            return Err(Error::Usage(format!(
+                "{} people do not fit 32-bit person ids",
+                kg.len()
+            )));
         }
         let generator = TermGenerator::new(Vocabulary::embedded(), &self.whitelist);
-        let shards: Vec<Mutex<FxHashMap<Box<str>, TermAccumulator>>> =
-            (0..SHARDS).map(|_| Mutex::new(FxHashMap::default())).collect();
+        let shards: Vec<Mutex<FxHashMap<Box<str>, TermAccumulator>>> = (0..SHARDS)
+            .map(|_| Mutex::new(FxHashMap::default()))
+            .collect();
 
         progress.stage("terms", kg.len() as u64);
         kg.people
@@ -103,7 +112,9 @@ impl IndexBuilder {
                     if entries.is_empty() {
                         continue;
                     }
-                    let mut map = shards[shard].lock().expect("no thread panics while holding a shard");
+                    let mut map = shards[shard]
+                        .lock()
+                        .expect("no thread panics while holding a shard");
                     for (term, entity_type, person_id) in entries {
                         let acc = map.entry(term.into_boxed_str()).or_default();
                         acc.people.push(person_id);
@@ -116,10 +127,15 @@ impl IndexBuilder {
         progress.stage("sort terms", 0);
         let mut terms: Vec<(Box<str>, TermAccumulator)> = shards
             .into_iter()
-            .flat_map(|m| m.into_inner().expect("no thread panics while holding a shard"))
+            .flat_map(|m| {
+                m.into_inner()
+                    .expect("no thread panics while holding a shard")
+            })
             .collect();
         terms.par_sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        terms.par_iter_mut().for_each(|(_, acc)| acc.people.sort_unstable());
+        terms
+            .par_iter_mut()
+            .for_each(|(_, acc)| acc.people.sort_unstable());
 
         kanon_core::io::atomic_dir::<Error, _>(out, |dir| {
             let postings = write_postings(dir, &terms, progress)?;

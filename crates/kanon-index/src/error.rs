@@ -15,7 +15,9 @@ pub enum Error {
     },
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
-    #[error("{path}: index format version {found} is not supported (this kanon reads version {expected}); rebuild the index with `kanon index build`")]
+    #[error(
+        "{path}: index format version {found} is not supported (this kanon reads version {expected}); rebuild the index with `kanon index build`"
+    )]
     Version {
         path: PathBuf,
         found: u32,

@@ -90,8 +90,17 @@ struct WordTable {
 impl WordTable {
     fn with_capacity(n: usize) -> Self {
         let size = (n.max(4) * 2).next_power_of_two();
-        let empty = WordEntry { tag: 0, check: 0, word: EMPTY, root_child: ROOT, root_term: NO_TERM };
-        WordTable { slots: vec![empty; size], mask: size - 1 }
+        let empty = WordEntry {
+            tag: 0,
+            check: 0,
+            word: EMPTY,
+            root_child: ROOT,
+            root_term: NO_TERM,
+        };
+        WordTable {
+            slots: vec![empty; size],
+            mask: size - 1,
+        }
     }
 
     /// Inserts; returns false when a word with the same fingerprint is already present.
@@ -155,8 +164,17 @@ fn edge_slot(node: u32, word: u32) -> usize {
 impl EdgeTable {
     fn with_capacity(n: usize) -> Self {
         let size = (n.max(4) * 2).next_power_of_two();
-        let empty = Edge { node: EMPTY, word: 0, child: 0, term: NO_TERM };
-        EdgeTable { slots: vec![empty; size], mask: size - 1, len: 0 }
+        let empty = Edge {
+            node: EMPTY,
+            word: 0,
+            child: 0,
+            term: NO_TERM,
+        };
+        EdgeTable {
+            slots: vec![empty; size],
+            mask: size - 1,
+            len: 0,
+        }
     }
 
     fn insert(&mut self, edge: Edge) {
@@ -238,7 +256,9 @@ impl Gazetteer {
             }
             terminal[node as usize] = id;
         }
-        let edges = edges.into_iter().map(|(k, child)| ((k >> 32) as u32, k as u32, child));
+        let edges = edges
+            .into_iter()
+            .map(|(k, child)| ((k >> 32) as u32, k as u32, child));
         Self::from_parts(words, edges, terminal)
     }
 
@@ -256,24 +276,46 @@ impl Gazetteer {
             if node == ROOT {
                 root_children[word as usize] = child;
             } else {
-                below.push(Edge { node, word, child, term });
+                below.push(Edge {
+                    node,
+                    word,
+                    child,
+                    term,
+                });
             }
         }
         let mut lookup = WordTable::with_capacity(words.len());
         for (id, word) in words.iter().enumerate() {
             let (key, check) = fingerprint(word);
             let root_child = root_children[id];
-            let root_term = if root_child == ROOT { NO_TERM } else { terminal[root_child as usize] };
-            let entry = WordEntry { tag: 0, check, word: id as u32, root_child, root_term };
+            let root_term = if root_child == ROOT {
+                NO_TERM
+            } else {
+                terminal[root_child as usize]
+            };
+            let entry = WordEntry {
+                tag: 0,
+                check,
+                word: id as u32,
+                root_child,
+                root_term,
+            };
             if !lookup.insert(key, entry) {
-                return Err(Error::Automaton(format!("fingerprint collision on {word:?}")));
+                return Err(Error::Automaton(format!(
+                    "fingerprint collision on {word:?}"
+                )));
             }
         }
         let mut table = EdgeTable::with_capacity(below.len());
         for edge in below {
             table.insert(edge);
         }
-        Ok(Gazetteer { words, lookup, edges: table, terminal })
+        Ok(Gazetteer {
+            words,
+            lookup,
+            edges: table,
+            terminal,
+        })
     }
 
     /// Every occurrence of every term, overlapping ones included, sorted by start then longest first.
@@ -291,7 +333,15 @@ impl Gazetteer {
                     }
                     Token::HardBreak => (0, 0, 0, 0, HARD),
                 };
-                tokens.push(TextToken { word, root_child: ROOT, root_term: NO_TERM, key, check, start, end });
+                tokens.push(TextToken {
+                    word,
+                    root_child: ROOT,
+                    root_term: NO_TERM,
+                    key,
+                    check,
+                    start,
+                    end,
+                });
             });
             for token in tokens.iter_mut().filter(|t| t.word != HARD) {
                 if let Some(entry) = self.lookup.get(token.key, token.check) {
@@ -352,8 +402,11 @@ impl Gazetteer {
             out.extend_from_slice(&(word.len() as u32).to_le_bytes());
             out.extend_from_slice(word.as_bytes());
         }
-        let mut edges: Vec<(u64, u32)> =
-            self.edges.iter().map(|e| (edge_key(e.node, e.word), e.child)).collect();
+        let mut edges: Vec<(u64, u32)> = self
+            .edges
+            .iter()
+            .map(|e| (edge_key(e.node, e.word), e.child))
+            .collect();
         for entry in self.lookup.values().filter(|e| e.root_child != ROOT) {
             edges.push((edge_key(ROOT, entry.word), entry.root_child));
         }
@@ -395,7 +448,10 @@ impl Gazetteer {
             terminal.push(reader.u32()?);
         }
         if reader.at != bytes.len() {
-            return Err(Error::Automaton(format!("{} trailing bytes", bytes.len() - reader.at)));
+            return Err(Error::Automaton(format!(
+                "{} trailing bytes",
+                bytes.len() - reader.at
+            )));
         }
         for &(parent, word, child) in &triples {
             let word_ok = word == HARD || (word as usize) < n_words;
@@ -422,11 +478,15 @@ impl<'a> Reader<'a> {
     }
 
     fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
 
     fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
 }
 
@@ -437,24 +497,50 @@ mod tests {
 
     fn gazetteer(terms: &[&str]) -> Gazetteer {
         let normalized: Vec<String> = terms.iter().map(|t| normalize_term(t).unwrap()).collect();
-        Gazetteer::build(normalized.iter().enumerate().map(|(i, t)| (t.as_str(), i as u32))).unwrap()
+        Gazetteer::build(
+            normalized
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.as_str(), i as u32)),
+        )
+        .unwrap()
     }
 
     fn spans(text: &str, matches: &[TermMatch]) -> Vec<String> {
         let chars: Vec<char> = text.chars().collect();
-        matches.iter().map(|m| chars[m.start..m.end].iter().collect()).collect()
+        matches
+            .iter()
+            .map(|m| chars[m.start..m.end].iter().collect())
+            .collect()
     }
 
     #[test]
     fn finds_terms_with_unicode_offsets_on_word_boundaries() {
         let g = gazetteer(&["Zoë Ølund", "Zürich", "Ann", "5 August 1992"]);
         let text = "Ms ZOE OLUND (born 5 August 1992 in Zurich) met Anna and Ann.";
-        assert_eq!(spans(text, &g.find(text)), vec!["ZOE OLUND", "5 August 1992", "Zurich", "Ann"]);
+        assert_eq!(
+            spans(text, &g.find(text)),
+            vec!["ZOE OLUND", "5 August 1992", "Zurich", "Ann"]
+        );
         let text = "Zoë Ølund, née à Zürich";
         assert_eq!(spans(text, &g.find(text)), vec!["Zoë Ølund", "Zürich"]);
-        assert_eq!(g.find(text)[1], TermMatch { start: 17, end: 23, term: 1 });
+        assert_eq!(
+            g.find(text)[1],
+            TermMatch {
+                start: 17,
+                end: 23,
+                term: 1
+            }
+        );
         let text = "🙂 Zoë Ølund";
-        assert_eq!(g.find(text)[0], TermMatch { start: 2, end: 11, term: 0 });
+        assert_eq!(
+            g.find(text)[0],
+            TermMatch {
+                start: 2,
+                end: 11,
+                term: 0
+            }
+        );
     }
 
     #[test]
@@ -463,7 +549,10 @@ mod tests {
         let text = "the New York City Council met";
         assert_eq!(spans(text, &g.find(text)), vec!["New York City"]);
         let all = spans(text, &g.find_all(text));
-        assert_eq!(all, vec!["New York City", "New York", "York City Council", "City"]);
+        assert_eq!(
+            all,
+            vec!["New York City", "New York", "York City Council", "City"]
+        );
     }
 
     #[test]

@@ -66,14 +66,23 @@ impl Index {
         if terms.num_terms() as u64 != meta.terms {
             return Err(Error::format(
                 &terms_path,
-                format!("{} terms, but meta.json says {}", terms.num_terms(), meta.terms),
+                format!(
+                    "{} terms, but meta.json says {}",
+                    terms.num_terms(),
+                    meta.terms
+                ),
             ));
         }
         let postings = read_postings(&dir.join(POSTINGS_FILE), meta.terms)?;
         let types_path = dir.join(TYPES_FILE);
         let types = std::fs::read(&types_path).map_err(|e| Error::io(&types_path, e))?;
-        if types.len() as u64 != meta.terms || types.iter().any(|&t| EntityType::from_u8(t).is_none()) {
-            return Err(Error::format(&types_path, "does not hold one valid entity type per term"));
+        if types.len() as u64 != meta.terms
+            || types.iter().any(|&t| EntityType::from_u8(t).is_none())
+        {
+            return Err(Error::format(
+                &types_path,
+                "does not hold one valid entity type per term",
+            ));
         }
         let people_path = dir.join(PEOPLE_FILE);
         let mut people = Vec::with_capacity(meta.people as usize);
@@ -87,7 +96,11 @@ impl Index {
         if people.len() as u64 != meta.people {
             return Err(Error::format(
                 &people_path,
-                format!("{} people, but meta.json says {}", people.len(), meta.people),
+                format!(
+                    "{} people, but meta.json says {}",
+                    people.len(),
+                    meta.people
+                ),
             ));
         }
         let person_ids = people
@@ -160,7 +173,9 @@ impl Index {
     }
 
     pub fn term_type(&self, term: u32) -> Option<EntityType> {
-        self.types.get(term as usize).and_then(|&t| EntityType::from_u8(t))
+        self.types
+            .get(term as usize)
+            .and_then(|&t| EntityType::from_u8(t))
     }
 
     pub fn posting_list(&self, term: u32) -> Option<PostingList<'_>> {
@@ -271,7 +286,10 @@ impl Automaton for LevenshteinDfa {
     }
 
     fn is_match(&self, state: &u32) -> bool {
-        matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
+        matches!(
+            self.0.distance(*state),
+            levenshtein_automata::Distance::Exact(_)
+        )
     }
 
     fn can_match(&self, state: &u32) -> bool {
@@ -288,14 +306,20 @@ fn read_postings(path: &Path, expected_terms: u64) -> Result<PostingStore> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let corrupt = |what: &str| Error::format(path, format!("corrupt postings file: {what}"));
     if bytes.len() < 16 || &bytes[..8] != POSTINGS_MAGIC {
-        return Err(corrupt("bad magic (not a kanon postings file, or another format version)"));
+        return Err(corrupt(
+            "bad magic (not a kanon postings file, or another format version)",
+        ));
     }
     let read_u64 = |at: usize| -> Option<u64> {
-        bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        bytes
+            .get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
     };
     let count = read_u64(8).ok_or_else(|| corrupt("truncated header"))?;
     if count != expected_terms {
-        return Err(corrupt(&format!("{count} terms, but meta.json says {expected_terms}")));
+        return Err(corrupt(&format!(
+            "{count} terms, but meta.json says {expected_terms}"
+        )));
     }
     let mut store = PostingStore::with_capacity(count as usize);
     let mut sorted = Vec::new();

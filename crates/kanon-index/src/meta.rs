@@ -16,7 +16,7 @@ pub const TERMS_FILE: &str = "terms.fst";
 pub const POSTINGS_FILE: &str = "postings.bin";
 pub const TYPES_FILE: &str = "types.bin";
 pub const PEOPLE_FILE: &str = "people.jsonl";
-pub const GAZETTEER_FILE: &str = "gazetteer.daac";
+pub const GAZETTEER_FILE: &str = "gazetteer.bin";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexMeta {
@@ -43,7 +43,12 @@ impl IndexMeta {
         let found = value
             .get("index_format_version")
             .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| Error::format(&path, "missing field `index_format_version`: is this a kanon index?"))?;
+            .ok_or_else(|| {
+                Error::format(
+                    &path,
+                    "missing field `index_format_version`: is this a kanon index?",
+                )
+            })?;
         if found != u64::from(INDEX_FORMAT_VERSION) {
             return Err(Error::Version {
                 path,

@@ -76,7 +76,8 @@ impl PostingStore {
         debug_assert!(people.windows(2).all(|w| w[0] < w[1]));
         self.total_postings += people.len() as u64;
         if people.len() <= SMALL_LIST_MAX {
-            self.entries.push((self.arena.len() as u64, people.len() as u32));
+            self.entries
+                .push((self.arena.len() as u64, people.len() as u32));
             self.arena.extend_from_slice(people);
         } else {
             self.entries.push((self.bitmaps.len() as u64, BITMAP_MARK));
@@ -89,7 +90,8 @@ impl PostingStore {
     pub fn push_bitmap(&mut self, bitmap: RoaringBitmap) {
         self.total_postings += bitmap.len();
         if bitmap.len() as usize <= SMALL_LIST_MAX {
-            self.entries.push((self.arena.len() as u64, bitmap.len() as u32));
+            self.entries
+                .push((self.arena.len() as u64, bitmap.len() as u32));
             self.arena.extend(bitmap.iter());
         } else {
             self.entries.push((self.bitmaps.len() as u64, BITMAP_MARK));
@@ -159,7 +161,9 @@ pub fn intersection_count(lists: &mut [PostingList<'_>], cap: u64) -> u64 {
     match first {
         PostingList::Sorted(ids) if matches!(rest[0], PostingList::Sorted(_)) => {
             // Two short lists: merge them, then probe the others with the (few) survivors.
-            let PostingList::Sorted(second) = rest[0] else { unreachable!("matched above") };
+            let PostingList::Sorted(second) = rest[0] else {
+                unreachable!("matched above")
+            };
             let mut count = 0;
             let (mut i, mut j) = (0, 0);
             while i < ids.len() && j < second.len() {

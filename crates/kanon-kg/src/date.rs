@@ -3,8 +3,18 @@
 use std::fmt;
 
 pub const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-    "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 
 pub const MONTH_ABBREVIATIONS: [&str; 12] = [
@@ -31,7 +41,10 @@ impl Date {
         };
         let mut parts = rest.split('-');
         let year_str = parts.next()?;
-        if year_str.is_empty() || year_str.len() > 4 || !year_str.bytes().all(|b| b.is_ascii_digit()) {
+        if year_str.is_empty()
+            || year_str.len() > 4
+            || !year_str.bytes().all(|b| b.is_ascii_digit())
+        {
             return None;
         }
         let year: i32 = year_str.parse().ok()?;
@@ -133,11 +146,37 @@ mod tests {
     fn parses_each_precision() {
         assert_eq!(
             Date::parse("1992-08-05"),
-            Some(Date { year: 1992, month: Some(8), day: Some(5) })
+            Some(Date {
+                year: 1992,
+                month: Some(8),
+                day: Some(5)
+            })
         );
-        assert_eq!(Date::parse("1992-08"), Some(Date { year: 1992, month: Some(8), day: None }));
-        assert_eq!(Date::parse("-384"), Some(Date { year: -384, month: None, day: None }));
-        for bad in ["1992-13", "1992-02-30", "1990s", "", "abc", "1992-08-05-01", "0"] {
+        assert_eq!(
+            Date::parse("1992-08"),
+            Some(Date {
+                year: 1992,
+                month: Some(8),
+                day: None
+            })
+        );
+        assert_eq!(
+            Date::parse("-384"),
+            Some(Date {
+                year: -384,
+                month: None,
+                day: None
+            })
+        );
+        for bad in [
+            "1992-13",
+            "1992-02-30",
+            "1990s",
+            "",
+            "abc",
+            "1992-08-05-01",
+            "0",
+        ] {
             assert_eq!(Date::parse(bad), None, "{bad}");
         }
         assert!(Date::parse("2000-02-29").is_some());
@@ -147,8 +186,19 @@ mod tests {
     #[test]
     fn surface_forms_of_a_day() {
         let forms = Date::parse("1992-08-05").unwrap().surface_forms();
-        for expected in ["5 August 1992", "August 5, 1992", "5 Aug 1992", "Aug 5, 1992", "August 1992", "1992", "1992-08-05"] {
-            assert!(forms.contains(&expected.to_owned()), "{expected} missing from {forms:?}");
+        for expected in [
+            "5 August 1992",
+            "August 5, 1992",
+            "5 Aug 1992",
+            "Aug 5, 1992",
+            "August 1992",
+            "1992",
+            "1992-08-05",
+        ] {
+            assert!(
+                forms.contains(&expected.to_owned()),
+                "{expected} missing from {forms:?}"
+            );
         }
         assert_eq!(Date::parse("-384").unwrap().surface_forms(), vec!["384 BC"]);
         assert_eq!(

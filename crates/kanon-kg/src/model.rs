@@ -314,8 +314,8 @@ impl KnowledgeGraph {
                 let ids: Vec<String> = std::iter::once(person.id.clone())
                     .chain(person.same_as.iter().cloned())
                     .collect();
-                let name_year = kanon_core::text::normalize_term(&person.label)
-                    .zip(person.birth_year());
+                let name_year =
+                    kanon_core::text::normalize_term(&person.label).zip(person.birth_year());
                 let target = if let Some(&i) = ids.iter().find_map(|id| by_id.get(id)) {
                     stats.by_identifier += 1;
                     Some(i)
@@ -372,7 +372,10 @@ mod tests {
 
     fn person(id: &str, label: &str, facts: &[(Property, &str)]) -> Person {
         let mut p = Person::new(id, label);
-        p.facts = facts.iter().map(|(k, v)| Fact::new(k.clone(), *v)).collect();
+        p.facts = facts
+            .iter()
+            .map(|(k, v)| Fact::new(k.clone(), *v))
+            .collect();
         p
     }
 
@@ -393,13 +396,33 @@ mod tests {
 
     #[test]
     fn merges_by_identifier_then_by_name_and_birth_year() {
-        let a = person("pantheon:1", "Lilian Albano", &[(Property::BirthDate, "1950")]);
-        let mut b = person("gre:/m/1", "Lilian Albano", &[(Property::BirthPlace, "Vienna")]);
+        let a = person(
+            "pantheon:1",
+            "Lilian Albano",
+            &[(Property::BirthDate, "1950")],
+        );
+        let mut b = person(
+            "gre:/m/1",
+            "Lilian Albano",
+            &[(Property::BirthPlace, "Vienna")],
+        );
         b.same_as.push("Q9".into());
-        let c = person("gre:/m/1", "Lilian Albano", &[(Property::BirthDate, "1950")]);
+        let c = person(
+            "gre:/m/1",
+            "Lilian Albano",
+            &[(Property::BirthDate, "1950")],
+        );
         let d = person("Q9", "L. Albano", &[(Property::Occupation, "chemist")]);
-        let e = person("gre:/m/2", "LILIAN ALBANO", &[(Property::BirthDate, "1950")]);
-        let f = person("gre:/m/3", "Lilian Albano", &[(Property::BirthDate, "1961")]);
+        let e = person(
+            "gre:/m/2",
+            "LILIAN ALBANO",
+            &[(Property::BirthDate, "1950")],
+        );
+        let f = person(
+            "gre:/m/3",
+            "Lilian Albano",
+            &[(Property::BirthDate, "1961")],
+        );
         let (kg, stats) = KnowledgeGraph::merge([vec![a], vec![b, c, d, e, f]]);
         // b has no birth year (no merge with a); c joins b by id and gives it 1950; d joins b by Q9;
         // e joins a by (name, year); f stays apart.

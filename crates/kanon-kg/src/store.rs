@@ -130,8 +130,17 @@ pub fn read_meta(dir: &Path) -> Result<KgMeta> {
 /// Reads a KG directory.
 pub fn read_kg_dir(dir: &Path) -> Result<(KnowledgeGraph, KgMeta)> {
     let meta = read_meta(dir)?;
-    let data = import::import(Format::Triples, &[dir.join(TRIPLES_FILE)], &ImportOptions::default())?;
-    Ok((KnowledgeGraph { people: data.people }, meta))
+    let data = import::import(
+        Format::Triples,
+        &[dir.join(TRIPLES_FILE)],
+        &ImportOptions::default(),
+    )?;
+    Ok((
+        KnowledgeGraph {
+            people: data.people,
+        },
+        meta,
+    ))
 }
 
 /// The documents of a KG directory, if a source brought any.
@@ -152,15 +161,19 @@ mod tests {
         a.same_as.push("freebase:/m/1".into());
         a.facts.push(Fact::new(Property::BirthDate, "1992-08-05"));
         a.facts.push(
-            Fact::new(Property::Citizenship, "Austria").with_alternates(["Republic of Austria".into()]),
+            Fact::new(Property::Citizenship, "Austria")
+                .with_alternates(["Republic of Austria".into()]),
         );
         let mut b = Person::new("Q2", "Quiet Person");
         b.facts.clear();
         let mut c = Person::new("Q3", "Mark, Comma \"Quote\"");
         c.facts.push(
-            Fact::new(Property::BirthPlace, "Austria").with_alternates(["Republic of Austria".into()]),
+            Fact::new(Property::BirthPlace, "Austria")
+                .with_alternates(["Republic of Austria".into()]),
         );
-        let kg = KnowledgeGraph { people: vec![a, b, c] };
+        let kg = KnowledgeGraph {
+            people: vec![a, b, c],
+        };
         let dir = tempfile::tempdir().unwrap();
         let kg_dir = dir.path().join("kg");
         let docs = vec![Document {

@@ -53,15 +53,32 @@ struct Samplers<'v> {
 }
 
 const COMMON_RELIGIONS: &[&str] = &[
-    "Catholicism", "Protestantism", "Islam", "Judaism", "Buddhism", "Hinduism", "Sikhism",
-    "Eastern Orthodoxy", "Anglicanism", "Lutheranism", "Methodism", "Quakers",
+    "Catholicism",
+    "Protestantism",
+    "Islam",
+    "Judaism",
+    "Buddhism",
+    "Hinduism",
+    "Sikhism",
+    "Eastern Orthodoxy",
+    "Anglicanism",
+    "Lutheranism",
+    "Methodism",
+    "Quakers",
 ];
 
 impl<'v> Samplers<'v> {
     fn new(vocabulary: &'v Vocabulary) -> Self {
         let by_gender = |gender: Gender| {
-            let rows: Vec<_> = vocabulary.first_names.iter().filter(|(_, g)| *g == gender).collect();
-            let names = rows.iter().map(|(w, _)| w.value.as_str()).collect::<Vec<_>>();
+            let rows: Vec<_> = vocabulary
+                .first_names
+                .iter()
+                .filter(|(_, g)| *g == gender)
+                .collect();
+            let names = rows
+                .iter()
+                .map(|(w, _)| w.value.as_str())
+                .collect::<Vec<_>>();
             let weights = WeightedIndex::new(rows.iter().map(|(w, _)| w.weight))
                 .expect("first_names.tsv has names of each gender");
             (names, weights)
@@ -91,13 +108,22 @@ impl<'v> Samplers<'v> {
             last_names: WeightedIndex::new(vocabulary.last_names.iter().map(|w| w.weight))
                 .expect("last_names.tsv is not empty"),
             // Flattened by a square root: big cities are more likely, not overwhelmingly so.
-            cities: WeightedIndex::new(vocabulary.cities.iter().map(|c| (c.population as f64).sqrt()))
-                .expect("cities.tsv is not empty"),
+            cities: WeightedIndex::new(
+                vocabulary
+                    .cities
+                    .iter()
+                    .map(|c| (c.population as f64).sqrt()),
+            )
+            .expect("cities.tsv is not empty"),
             occupations: WeightedIndex::new(vocabulary.occupations.iter().map(|w| w.weight))
                 .expect("occupations.tsv is not empty"),
             companies,
             parties,
-            religions: if religions.is_empty() { COMMON_RELIGIONS.to_vec() } else { religions },
+            religions: if religions.is_empty() {
+                COMMON_RELIGIONS.to_vec()
+            } else {
+                religions
+            },
         }
     }
 }
@@ -111,12 +137,14 @@ pub fn synthesize(config: &SynthConfig) -> (KnowledgeGraph, Vec<Document>) {
             let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
             rng.set_stream(i as u64);
             let (person, profile) = person(&samplers, &mut rng, i);
-            let doc = rng.random_bool(config.doc_rate.clamp(0.0, 1.0)).then(|| Document {
-                id: format!("syn-{i:07}"),
-                person: Some(person.id.clone()),
-                text: biography(&samplers, &mut rng, &person, &profile),
-                split: None,
-            });
+            let doc = rng
+                .random_bool(config.doc_rate.clamp(0.0, 1.0))
+                .then(|| Document {
+                    id: format!("syn-{i:07}"),
+                    person: Some(person.id.clone()),
+                    text: biography(&samplers, &mut rng, &person, &profile),
+                    split: None,
+                });
             (person, doc)
         })
         .collect();
@@ -142,7 +170,11 @@ struct Profile {
 
 fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile) {
     let v = s.vocabulary;
-    let gender = if rng.random_bool(0.5) { Gender::Female } else { Gender::Male };
+    let gender = if rng.random_bool(0.5) {
+        Gender::Female
+    } else {
+        Gender::Male
+    };
     let (names, weights) = match gender {
         Gender::Female => (&s.female_names, &s.female_weights),
         Gender::Male => (&s.male_names, &s.male_weights),
@@ -158,7 +190,10 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
     let mut person = Person::new(format!("S{i:07}"), label);
     if rng.random_bool(0.1) {
         // A nickname: a short form of the first name.
-        let short: String = first.chars().take(3.max(first.chars().count() / 2)).collect();
+        let short: String = first
+            .chars()
+            .take(3.max(first.chars().count() / 2))
+            .collect();
         if short != first {
             person.aliases.push(format!("{short} {surname}"));
         }
@@ -172,18 +207,31 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
         month: (precision < 0.85).then_some(month),
         day: (precision < 0.7).then_some(day),
     };
-    person.facts.push(Fact::new(Property::BirthDate, birth.to_string()));
+    person
+        .facts
+        .push(Fact::new(Property::BirthDate, birth.to_string()));
     let city = &v.cities[s.cities.sample(rng)];
-    person.facts.push(Fact::new(Property::BirthPlace, city.name.clone()));
+    person
+        .facts
+        .push(Fact::new(Property::BirthPlace, city.name.clone()));
     let citizenship = if rng.random_bool(0.9) {
         city.country.clone()
     } else {
-        v.countries.choose(rng).map(|c| c.name.clone()).unwrap_or_default()
+        v.countries
+            .choose(rng)
+            .map(|c| c.name.clone())
+            .unwrap_or_default()
     };
-    person.facts.push(Fact::new(Property::Citizenship, citizenship));
+    person
+        .facts
+        .push(Fact::new(Property::Citizenship, citizenship));
     person.facts.push(Fact::new(
         Property::Sex,
-        if gender == Gender::Female { "female" } else { "male" },
+        if gender == Gender::Female {
+            "female"
+        } else {
+            "male"
+        },
     ));
     person.facts.push(Fact::new(
         Property::Occupation,
@@ -191,7 +239,9 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
     ));
     if rng.random_bool(0.5) {
         let residence = &v.cities[s.cities.sample(rng)];
-        person.facts.push(Fact::new(Property::Residence, residence.name.clone()));
+        person
+            .facts
+            .push(Fact::new(Property::Residence, residence.name.clone()));
     }
     if rng.random_bool(0.6) {
         let employer = if rng.random_bool(0.5) && !s.companies.is_empty() {
@@ -236,10 +286,14 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
             month: Some(death_month),
             day: Some(rng.random_range(1..=crate::date::days_in_month(death_year, death_month))),
         };
-        person.facts.push(Fact::new(Property::DeathDate, death.to_string()));
+        person
+            .facts
+            .push(Fact::new(Property::DeathDate, death.to_string()));
         if rng.random_bool(0.7) {
             let place = &v.cities[s.cities.sample(rng)];
-            person.facts.push(Fact::new(Property::DeathPlace, place.name.clone()));
+            person
+                .facts
+                .push(Fact::new(Property::DeathPlace, place.name.clone()));
         }
     }
     let profile = Profile {
@@ -280,7 +334,9 @@ fn date_phrase(rng: &mut ChaCha8Rng, date: &Date) -> String {
 
 fn bare_date(rng: &mut ChaCha8Rng, date: &Date) -> String {
     let phrase = date_phrase(rng, date);
-    phrase.split_once(' ').map_or(phrase.clone(), |(_, rest)| rest.to_owned())
+    phrase
+        .split_once(' ')
+        .map_or(phrase.clone(), |(_, rest)| rest.to_owned())
 }
 
 const FILLERS: &[&str] = &[
@@ -301,7 +357,8 @@ fn biography(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &Person, profile: &
     };
     let cap = |w: &str| {
         let mut c = w.chars();
-        c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+        c.next()
+            .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
     };
     let fact = |property: Property| {
         person
@@ -313,7 +370,11 @@ fn biography(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &Person, profile: &
     let mention = |rng: &mut ChaCha8Rng| -> String {
         match rng.random_range(0..4) {
             0 => profile.surname.clone(),
-            1 => format!("{}. {}", profile.first.chars().next().unwrap_or('X'), profile.surname),
+            1 => format!(
+                "{}. {}",
+                profile.first.chars().next().unwrap_or('X'),
+                profile.surname
+            ),
             2 => cap(p),
             _ => format!("{} {}", profile.first, profile.surname),
         }
@@ -347,9 +408,18 @@ fn biography(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &Person, profile: &
     sentences.push(opening);
     if rng.random_bool(0.6) {
         sentences.push(match rng.random_range(0..3) {
-            0 => format!("{} was born in {}, {}.", mention(rng), profile.birth_place, profile.birth_country),
+            0 => format!(
+                "{} was born in {}, {}.",
+                mention(rng),
+                profile.birth_place,
+                profile.birth_country
+            ),
             1 => format!("{} grew up in {}.", mention(rng), profile.birth_place),
-            _ => format!("{} was born {}.", mention(rng), date_phrase(rng, &profile.birth)),
+            _ => format!(
+                "{} was born {}.",
+                mention(rng),
+                date_phrase(rng, &profile.birth)
+            ),
         });
     }
     if let Some(school) = fact(Property::EducatedAt).filter(|_| rng.random_bool(0.75)) {
@@ -384,7 +454,11 @@ fn biography(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &Person, profile: &
         let place = fact(Property::DeathPlace);
         sentences.push(match place {
             Some(place) if rng.random_bool(0.7) => {
-                format!("{} died in {place} {}.", mention(rng), date_phrase(rng, &death))
+                format!(
+                    "{} died in {place} {}.",
+                    mention(rng),
+                    date_phrase(rng, &death)
+                )
             }
             _ => format!("{} died {}.", mention(rng), date_phrase(rng, &death)),
         });
@@ -410,8 +484,15 @@ mod tests {
 
     #[test]
     fn deterministic_and_prefix_stable() {
-        let small = SynthConfig { people: 50, seed: 7, doc_rate: 1.0 };
-        let big = SynthConfig { people: 200, ..small.clone() };
+        let small = SynthConfig {
+            people: 50,
+            seed: 7,
+            doc_rate: 1.0,
+        };
+        let big = SynthConfig {
+            people: 200,
+            ..small.clone()
+        };
         let (kg_a, docs_a) = synthesize(&small);
         let (kg_b, docs_b) = synthesize(&small);
         let (kg_c, docs_c) = synthesize(&big);
@@ -425,14 +506,23 @@ mod tests {
 
     #[test]
     fn biographies_mention_their_person() {
-        let (kg, docs) = synthesize(&SynthConfig { people: 100, seed: 1, doc_rate: 1.0 });
+        let (kg, docs) = synthesize(&SynthConfig {
+            people: 100,
+            seed: 1,
+            doc_rate: 1.0,
+        });
         assert_eq!(docs.len(), 100);
         for (person, doc) in kg.people.iter().zip(&docs) {
             assert_eq!(doc.person.as_deref(), Some(person.id.as_str()));
-            assert!(doc.text.starts_with(&person.label) || doc.text.contains(&person.label), "{}", doc.text);
+            assert!(
+                doc.text.starts_with(&person.label) || doc.text.contains(&person.label),
+                "{}",
+                doc.text
+            );
             assert!(person.facts.len() >= 5);
         }
-        let distinct: std::collections::HashSet<_> = docs.iter().map(|d| d.text.split(' ').nth(3)).collect();
+        let distinct: std::collections::HashSet<_> =
+            docs.iter().map(|d| d.text.split(' ').nth(3)).collect();
         assert!(distinct.len() > 10, "sentence patterns vary");
     }
 }

@@ -69,11 +69,13 @@ pub struct TypedTerm {
 
 /// Name particles that belong to a surname ("van Beethoven", "de la Halle").
 const SURNAME_PARTICLES: &[&str] = &[
-    "van", "von", "der", "den", "de", "del", "della", "di", "da", "das", "dos", "du", "la", "le", "ter",
-    "ten", "bin", "ibn", "al", "el", "y", "zu", "af",
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "das", "dos", "du", "la", "le",
+    "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af",
 ];
 
-const NAME_SUFFIXES: &[&str] = &["jr", "sr", "ii", "iii", "iv", "v", "phd", "md", "obe", "kbe", "cbe"];
+const NAME_SUFFIXES: &[&str] = &[
+    "jr", "sr", "ii", "iii", "iv", "v", "phd", "md", "obe", "kbe", "cbe",
+];
 
 /// Generates the typed, normalised terms of a person.
 #[derive(Debug, Clone, Copy)]
@@ -123,7 +125,10 @@ impl<'a> TermGenerator<'a> {
         if fact.property.is_date() {
             for value in values {
                 match Date::parse(value) {
-                    Some(date) => date.surface_forms().iter().for_each(|f| push(f, entity_type)),
+                    Some(date) => date
+                        .surface_forms()
+                        .iter()
+                        .for_each(|f| push(f, entity_type)),
                     None => push(value, entity_type),
                 }
             }
@@ -140,13 +145,18 @@ impl<'a> TermGenerator<'a> {
             if fact.property.is_country() || fact.property.is_place() {
                 if let Some(country) = self.vocabulary.country(value) {
                     push(&country.name, EntityType::Loc);
-                    country.alternates.iter().for_each(|a| push(a, EntityType::Loc));
+                    country
+                        .alternates
+                        .iter()
+                        .for_each(|a| push(a, EntityType::Loc));
                     if let Some(demonym) = &country.demonym {
                         push(demonym, EntityType::Dem);
                     }
                 } else if let Some(city) = self.vocabulary.city(value) {
                     push(&city.name, EntityType::Loc);
-                    city.alternates.iter().for_each(|a| push(a, EntityType::Loc));
+                    city.alternates
+                        .iter()
+                        .for_each(|a| push(a, EntityType::Loc));
                 }
             }
         }
@@ -173,7 +183,11 @@ pub fn name_forms(name: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .collect();
     while words.len() > 1
-        && NAME_SUFFIXES.contains(&normalize_term(words[words.len() - 1]).unwrap_or_default().as_str())
+        && NAME_SUFFIXES.contains(
+            &normalize_term(words[words.len() - 1])
+                .unwrap_or_default()
+                .as_str(),
+        )
     {
         words.pop();
     }
@@ -223,7 +237,13 @@ mod tests {
         let forms = normalized(&name_forms("Lilian Marie Albano"));
         assert_eq!(
             forms,
-            vec!["lilian marie albano", "lilian albano", "l albano", "l m albano", "albano"]
+            vec![
+                "lilian marie albano",
+                "lilian albano",
+                "l albano",
+                "l m albano",
+                "albano"
+            ]
         );
         let forms = normalized(&name_forms("Ludwig van Beethoven"));
         assert!(forms.contains(&"van beethoven".to_owned()), "{forms:?}");
@@ -231,7 +251,10 @@ mod tests {
         assert!(forms.contains(&"l van beethoven".to_owned()), "{forms:?}");
         assert_eq!(normalized(&name_forms("Aristotle")), vec!["aristotle"]);
         let forms = normalized(&name_forms("Martin Luther King Jr."));
-        assert!(forms.contains(&"martin king".to_owned()) && forms.contains(&"king".to_owned()), "{forms:?}");
+        assert!(
+            forms.contains(&"martin king".to_owned()) && forms.contains(&"king".to_owned()),
+            "{forms:?}"
+        );
         let forms = normalized(&name_forms("Smith, John"));
         assert!(forms.contains(&"john smith".to_owned()), "{forms:?}");
     }
@@ -239,7 +262,11 @@ mod tests {
     fn terms_of(person: &Person) -> Vec<(String, EntityType)> {
         let whitelist = Whitelist::english();
         let generator = TermGenerator::new(Vocabulary::embedded(), &whitelist);
-        generator.terms(person).into_iter().map(|t| (t.term, t.entity_type)).collect()
+        generator
+            .terms(person)
+            .into_iter()
+            .map(|t| (t.term, t.entity_type))
+            .collect()
     }
 
     #[test]

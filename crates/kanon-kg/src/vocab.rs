@@ -65,19 +65,30 @@ fn rows((name, text): (&'static str, &'static str)) -> impl Iterator<Item = Vec<
         .filter(|l| !l.trim().is_empty())
         .map(move |line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            assert!(!fields[0].is_empty(), "kg/vocab/{name}: empty first field in {line:?}");
+            assert!(
+                !fields[0].is_empty(),
+                "kg/vocab/{name}: empty first field in {line:?}"
+            );
             fields
         })
 }
 
 fn list(field: Option<&&str>) -> Vec<String> {
     field
-        .map(|f| f.split('|').filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .map(|f| {
+            f.split('|')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn weight(field: Option<&&str>) -> u64 {
-    field.and_then(|w| w.trim().parse().ok()).unwrap_or(1).max(1)
+    field
+        .and_then(|w| w.trim().parse().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 impl Vocabulary {
@@ -105,13 +116,26 @@ impl Vocabulary {
             .collect();
         let first_names = rows(table!("first_names.tsv"))
             .map(|f| {
-                let gender = if f.get(1) == Some(&"F") { Gender::Female } else { Gender::Male };
-                (Weighted { value: f[0].to_owned(), weight: weight(f.get(2)) }, gender)
+                let gender = if f.get(1) == Some(&"F") {
+                    Gender::Female
+                } else {
+                    Gender::Male
+                };
+                (
+                    Weighted {
+                        value: f[0].to_owned(),
+                        weight: weight(f.get(2)),
+                    },
+                    gender,
+                )
             })
             .collect();
         let weighted = |table| {
             rows(table)
-                .map(|f| Weighted { value: f[0].to_owned(), weight: weight(f.get(1)) })
+                .map(|f| Weighted {
+                    value: f[0].to_owned(),
+                    weight: weight(f.get(1)),
+                })
                 .collect::<Vec<_>>()
         };
         let first_column = |table| rows(table).map(|f| f[0].to_owned()).collect::<Vec<_>>();
@@ -143,7 +167,12 @@ impl Vocabulary {
             awards: first_column(table!("awards.tsv")),
             religions: first_column(table!("religions.tsv")),
             organizations: rows(table!("organizations.tsv"))
-                .map(|f| (f[0].to_owned(), f.get(1).copied().unwrap_or("other").to_owned()))
+                .map(|f| {
+                    (
+                        f[0].to_owned(),
+                        f.get(1).copied().unwrap_or("other").to_owned(),
+                    )
+                })
                 .collect(),
             company_suffixes: first_column(table!("company_suffixes.tsv")),
             country_index,
@@ -178,7 +207,12 @@ mod tests {
         assert!(v.first_names.len() > 500 && v.last_names.len() > 500);
         assert!(v.occupations.len() > 100);
         for city in &v.cities {
-            assert!(v.country(&city.country).is_some(), "{} has unknown country {}", city.name, city.country);
+            assert!(
+                v.country(&city.country).is_some(),
+                "{} has unknown country {}",
+                city.name,
+                city.country
+            );
         }
     }
 

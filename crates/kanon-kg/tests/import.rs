@@ -1,5 +1,6 @@
 //! Importers end to end, on hand-written fixtures in the exact formats of the real sources
 //! (`tests/fixtures/`: fictional people, places and organisations only).
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,9 @@ use kanon_kg::store::{read_kg_dir, write_kg_dir};
 use kanon_kg::{Fact, KnowledgeGraph, MergeStats, Person, Property};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn options(lang: &str, skip_invalid: bool) -> ImportOptions {
@@ -19,7 +22,11 @@ fn options(lang: &str, skip_invalid: bool) -> ImportOptions {
     }
 }
 
-fn import_one(format: Format, path: PathBuf, options: &ImportOptions) -> kanon_kg::Result<SourceData> {
+fn import_one(
+    format: Format,
+    path: PathBuf,
+    options: &ImportOptions,
+) -> kanon_kg::Result<SourceData> {
     import::import(format, &[path], options)
 }
 
@@ -52,7 +59,13 @@ fn counts(report: &SourceReport) -> SourceReport {
 }
 
 /// The fixture with its 1-based line `line_no` replaced by `replacement`, written to `dir/name`.
-fn fixture_with_line(name: &str, line_no: usize, replacement: &str, dir: &Path, out_name: &str) -> PathBuf {
+fn fixture_with_line(
+    name: &str,
+    line_no: usize,
+    replacement: &str,
+    dir: &Path,
+    out_name: &str,
+) -> PathBuf {
     let text = std::fs::read_to_string(fixture(name)).expect("fixture");
     let mut lines: Vec<&str> = text.lines().collect();
     lines[line_no - 1] = replacement;
@@ -101,8 +114,16 @@ fn wikidata_dump_resolves_claims_to_english_labels_and_alternates() {
             fact(Property::BirthPlace, "Port Ilvane", &["Ilvane"]),
             fact(Property::Citizenship, "Veldoria", &["Republic of Veldoria"]),
             fact(Property::Occupation, "chemist", &["chemical scientist"]),
-            fact(Property::Employer, "Norrvik Instruments", &["Norrvik Instruments AG", "NIAG"]),
-            fact(Property::EducatedAt, "University of Dunmere", &["Dunmere University"]),
+            fact(
+                Property::Employer,
+                "Norrvik Instruments",
+                &["Norrvik Instruments AG", "NIAG"]
+            ),
+            fact(
+                Property::EducatedAt,
+                "University of Dunmere",
+                &["Dunmere University"]
+            ),
             fact(Property::Award, "Halvorsen Medal", &["Halvorsen Prize"]),
             fact(Property::Sex, "female", &["woman"]),
         ]
@@ -122,9 +143,17 @@ fn wikidata_dump_resolves_claims_to_english_labels_and_alternates() {
             fact(Property::BirthPlace, "Dunmere", &[]),
             fact(Property::DeathPlace, "Halvik", &["Halvik by"]),
             fact(Property::Citizenship, "Karsland", &["Kingdom of Karsland"]),
-            fact(Property::Occupation, "cartographer", &["mapmaker", "map maker"]),
+            fact(
+                Property::Occupation,
+                "cartographer",
+                &["mapmaker", "map maker"]
+            ),
             fact(Property::Occupation, "violinist", &["fiddler"]),
-            fact(Property::EducatedAt, "University of Dunmere", &["Dunmere University"]),
+            fact(
+                Property::EducatedAt,
+                "University of Dunmere",
+                &["Dunmere University"]
+            ),
             fact(Property::Sex, "male", &["man"]),
             fact(Property::Spouse, "Maren Osterkamp", &["M. Osterkamp"]),
         ]
@@ -154,7 +183,12 @@ fn wikidata_dump_resolves_claims_to_english_labels_and_alternates() {
 
 #[test]
 fn wikidata_dump_in_german_picks_german_labels_and_aliases() {
-    let data = import_one(Format::Wikidata, fixture("wikidata_dump.json"), &options("de", false)).unwrap();
+    let data = import_one(
+        Format::Wikidata,
+        fixture("wikidata_dump.json"),
+        &options("de", false),
+    )
+    .unwrap();
     assert_eq!(data.people.len(), 3);
 
     let pavel = person(&data.people, PAVEL);
@@ -172,7 +206,11 @@ fn wikidata_dump_in_german_picks_german_labels_and_aliases() {
             fact(Property::Citizenship, "Karsland", &[]),
             fact(Property::Occupation, "Kartograf", &[]),
             fact(Property::EducatedAt, "Universität Dunmere", &[]),
-            fact(Property::Award, "Orden des Silbernen Ankers", &["Silberner Anker"]),
+            fact(
+                Property::Award,
+                "Orden des Silbernen Ankers",
+                &["Silberner Anker"]
+            ),
             fact(Property::Sex, "männlich", &[]),
             fact(Property::Spouse, "Maren Osterkamp", &[]),
         ]
@@ -180,13 +218,34 @@ fn wikidata_dump_in_german_picks_german_labels_and_aliases() {
 
     let aurelia = person(&data.people, AURELIA);
     assert_eq!(aurelia.label, "Aurelia Vantz");
-    assert!(aurelia.aliases.is_empty(), "English aliases leak into German: {:?}", aurelia.aliases);
-    assert!(aurelia.facts.contains(&fact(Property::Citizenship, "Veldorien", &["Republik Veldorien"])));
-    assert!(aurelia.facts.contains(&fact(Property::Occupation, "Chemiker", &["Chemikerin"])));
-    assert!(aurelia.facts.contains(&fact(Property::Award, "Halvorsen-Medaille", &[])));
+    assert!(
+        aurelia.aliases.is_empty(),
+        "English aliases leak into German: {:?}",
+        aurelia.aliases
+    );
+    assert!(aurelia.facts.contains(&fact(
+        Property::Citizenship,
+        "Veldorien",
+        &["Republik Veldorien"]
+    )));
+    assert!(
+        aurelia
+            .facts
+            .contains(&fact(Property::Occupation, "Chemiker", &["Chemikerin"]))
+    );
+    assert!(
+        aurelia
+            .facts
+            .contains(&fact(Property::Award, "Halvorsen-Medaille", &[]))
+    );
 
     let maren = person(&data.people, MAREN);
-    assert!(maren.facts.iter().all(|f| f.property != Property::Occupation));
+    assert!(
+        maren
+            .facts
+            .iter()
+            .all(|f| f.property != Property::Occupation)
+    );
 
     // "violinist" for Pavel and for Maren.
     assert_eq!(data.report.unresolved_values, 2);
@@ -211,10 +270,20 @@ fn wikidata_dump_reads_the_same_gzip_and_bzip2_compressed() {
     encoder.finish().unwrap();
 
     for path in [gz, bz2] {
-        assert_ne!(std::fs::read(&path).unwrap(), bytes, "{} is not compressed", path.display());
+        assert_ne!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "{} is not compressed",
+            path.display()
+        );
         let data = import_one(Format::Wikidata, path.clone(), &ImportOptions::default()).unwrap();
         assert_eq!(data.people, plain.people, "{}", path.display());
-        assert_eq!(counts(&data.report), counts(&plain.report), "{}", path.display());
+        assert_eq!(
+            counts(&data.report),
+            counts(&plain.report),
+            "{}",
+            path.display()
+        );
         assert_eq!(data.report.inputs, vec![path]);
     }
 }
@@ -226,7 +295,13 @@ fn wikidata_truncated_line_is_an_error_naming_file_and_line_or_is_skipped() {
     let original = std::fs::read_to_string(fixture("wikidata_dump.json")).unwrap();
     let line = original.lines().nth(7).unwrap();
     assert!(line.starts_with(r#"{"type":"item","id":"Q99000201""#));
-    let path = fixture_with_line("wikidata_dump.json", 8, &line[..line.len() / 2], dir.path(), "dump.json");
+    let path = fixture_with_line(
+        "wikidata_dump.json",
+        8,
+        &line[..line.len() / 2],
+        dir.path(),
+        "dump.json",
+    );
 
     let err = import_one(Format::Wikidata, path.clone(), &ImportOptions::default())
         .unwrap_err()
@@ -240,7 +315,12 @@ fn wikidata_truncated_line_is_an_error_naming_file_and_line_or_is_skipped() {
     assert_eq!(data.people.len(), 3);
     // Aurelia's birth place can no longer be named; the rest is as in the intact dump.
     let aurelia = person(&data.people, AURELIA);
-    assert!(aurelia.facts.iter().all(|f| f.property != Property::BirthPlace));
+    assert!(
+        aurelia
+            .facts
+            .iter()
+            .all(|f| f.property != Property::BirthPlace)
+    );
     assert_eq!(aurelia.facts.len(), 7);
     assert_eq!(data.report.unresolved_values, 2);
 }
@@ -251,7 +331,13 @@ fn wikidata_truncated_human_is_skipped_once() {
     // Line 4 is Maren (Q99000003), a human that Pavel's spouse claim names.
     let original = std::fs::read_to_string(fixture("wikidata_dump.json")).unwrap();
     let line = original.lines().nth(3).unwrap();
-    let path = fixture_with_line("wikidata_dump.json", 4, &line[..200], dir.path(), "dump.json");
+    let path = fixture_with_line(
+        "wikidata_dump.json",
+        4,
+        &line[..200],
+        dir.path(),
+        "dump.json",
+    );
 
     let err = import_one(Format::Wikidata, path.clone(), &ImportOptions::default())
         .unwrap_err()
@@ -321,15 +407,25 @@ fn pantheon_sample_imports_rows_and_skips_placeholders() {
 
     // `Unknown` birth year: no birth date at all.
     let sabeth = person(&data.people, "pantheon:90000104");
-    assert!(sabeth.facts.iter().all(|f| f.property != Property::BirthDate));
-    assert_eq!(sabeth.facts[0], fact(Property::BirthPlace, "Port Ilvane", &[]));
+    assert!(
+        sabeth
+            .facts
+            .iter()
+            .all(|f| f.property != Property::BirthDate)
+    );
+    assert_eq!(
+        sabeth.facts[0],
+        fact(Property::BirthPlace, "Port Ilvane", &[])
+    );
 
     // Years before the common era are negative.
     let cornelius = person(&data.people, "pantheon:90000105");
     assert_eq!(cornelius.birth_year(), Some(-212));
-    assert!(person(&data.people, "pantheon:90000106")
-        .facts
-        .contains(&fact(Property::Occupation, "tennis player", &[])));
+    assert!(
+        person(&data.people, "pantheon:90000106")
+            .facts
+            .contains(&fact(Property::Occupation, "tennis player", &[]))
+    );
 
     assert_eq!(data.report.facts, 5 + 3 + 5 + 4 + 5 + 5);
 }
@@ -370,7 +466,10 @@ fn google_re_sample_imports_people_facts_and_documents() {
     let ids: Vec<&str> = data.people.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(ids, [ILSE_GRE, TOBIAH_GRE, HEDDA_GRE]);
     assert_eq!(data.report.format, "google-re");
-    assert_eq!((data.report.people, data.report.facts, data.report.docs), (3, 5, 4));
+    assert_eq!(
+        (data.report.people, data.report.facts, data.report.docs),
+        (3, 5, 4)
+    );
     assert_eq!(data.report.skipped_invalid, 0);
 
     // Two lines (date and place of birth) about one person make one person; `sub_w` is a same-as id.
@@ -401,12 +500,18 @@ fn google_re_sample_imports_people_facts_and_documents() {
 
     let hedda = person(&data.people, HEDDA_GRE);
     assert_eq!(hedda.same_as, strings(&["Q99000030"]));
-    assert_eq!(hedda.facts, vec![fact(Property::DeathPlace, "Port Ilvane", &["Ilvane"])]);
+    assert_eq!(
+        hedda.facts,
+        vec![fact(Property::DeathPlace, "Port Ilvane", &["Ilvane"])]
+    );
 
     // Ilse's two lines share their snippet: one document. Tobiah's two snippets: two documents,
     // numbered per person.
-    let docs: Vec<(&str, Option<&str>)> =
-        data.docs.iter().map(|d| (d.id.as_str(), d.person.as_deref())).collect();
+    let docs: Vec<(&str, Option<&str>)> = data
+        .docs
+        .iter()
+        .map(|d| (d.id.as_str(), d.person.as_deref()))
+        .collect();
     assert_eq!(
         docs,
         [
@@ -416,8 +521,16 @@ fn google_re_sample_imports_people_facts_and_documents() {
             ("gre:0hdlq55:1", Some(HEDDA_GRE)),
         ]
     );
-    assert!(data.docs[0].text.starts_with("Ilse Varnholt (born 1931 in Halvik) is a Karslandic physicist"));
-    assert!(data.docs[2].text.starts_with("Tobiah Renwick (born 12 March 1958)"));
+    assert!(
+        data.docs[0]
+            .text
+            .starts_with("Ilse Varnholt (born 1931 in Halvik) is a Karslandic physicist")
+    );
+    assert!(
+        data.docs[2]
+            .text
+            .starts_with("Tobiah Renwick (born 12 March 1958)")
+    );
     assert!(data.docs.iter().all(|d| d.split.is_none()));
 }
 
@@ -431,7 +544,13 @@ fn merge_joins_pantheon_and_google_re_by_name_and_birth_year() {
     let (kg, stats) = KnowledgeGraph::merge([pantheon.people.clone(), gre.people.clone()]);
 
     // Ilse Varnholt, born 1931, is in both: one person under the first source's id.
-    assert_eq!(stats, MergeStats { by_identifier: 0, by_name_and_birth_year: 1 });
+    assert_eq!(
+        stats,
+        MergeStats {
+            by_identifier: 0,
+            by_name_and_birth_year: 1
+        }
+    );
     assert_eq!(kg.len(), 6 + 3 - 1);
     let ids: Vec<&str> = kg.people.iter().map(|p| p.id.as_str()).collect();
     let mut expected: Vec<&str> = pantheon.people.iter().map(|p| p.id.as_str()).collect();
@@ -455,8 +574,14 @@ fn merge_joins_pantheon_and_google_re_by_name_and_birth_year() {
         ]
     );
     // The people only one source knows are untouched.
-    assert_eq!(person(&kg.people, TOBIAH_GRE), person(&gre.people, TOBIAH_GRE));
-    assert_eq!(person(&kg.people, "pantheon:90000102"), person(&pantheon.people, "pantheon:90000102"));
+    assert_eq!(
+        person(&kg.people, TOBIAH_GRE),
+        person(&gre.people, TOBIAH_GRE)
+    );
+    assert_eq!(
+        person(&kg.people, "pantheon:90000102"),
+        person(&pantheon.people, "pantheon:90000102")
+    );
 
     // The documents follow their person to the merged id.
     let id_map = kg.id_map();
@@ -483,7 +608,11 @@ fn merge_joins_pantheon_and_google_re_by_name_and_birth_year() {
     let (reversed, stats) = KnowledgeGraph::merge([gre.people.clone(), pantheon.people.clone()]);
     assert_eq!(stats.by_name_and_birth_year, 1);
     assert_eq!(reversed.people[0].id, ILSE_GRE);
-    assert!(reversed.people[0].same_as.contains(&"pantheon:90000101".to_owned()));
+    assert!(
+        reversed.people[0]
+            .same_as
+            .contains(&"pantheon:90000101".to_owned())
+    );
     assert_eq!(reversed.id_map()["pantheon:90000101"], ILSE_GRE);
 }
 
@@ -493,10 +622,19 @@ fn merge_joins_pantheon_and_google_re_by_name_and_birth_year() {
 #[test]
 fn wikidata_import_round_trips_through_a_kg_dir() {
     let data = import_fixture(Format::Wikidata, "wikidata_dump.json");
-    let kg = KnowledgeGraph { people: data.people };
+    let kg = KnowledgeGraph {
+        people: data.people,
+    };
     let dir = tempfile::tempdir().unwrap();
     let kg_dir = dir.path().join("kg");
-    let meta = write_kg_dir(&kg_dir, &kg, &[], vec![data.report.clone()], MergeStats::default()).unwrap();
+    let meta = write_kg_dir(
+        &kg_dir,
+        &kg,
+        &[],
+        vec![data.report.clone()],
+        MergeStats::default(),
+    )
+    .unwrap();
     assert_eq!((meta.people, meta.facts, meta.docs), (3, 25, 0));
 
     let (read, read_meta) = read_kg_dir(&kg_dir).unwrap();
@@ -513,12 +651,22 @@ fn merged_sources_with_documents_round_trip_through_a_kg_dir() {
     let (kg, stats) = KnowledgeGraph::merge([pantheon.people, gre.people]);
     let dir = tempfile::tempdir().unwrap();
     let kg_dir = dir.path().join("kg");
-    let meta = write_kg_dir(&kg_dir, &kg, &gre.docs, vec![pantheon.report, gre.report], stats).unwrap();
+    let meta = write_kg_dir(
+        &kg_dir,
+        &kg,
+        &gre.docs,
+        vec![pantheon.report, gre.report],
+        stats,
+    )
+    .unwrap();
 
     let (read, read_meta) = read_kg_dir(&kg_dir).unwrap();
     assert_eq!(read, kg);
     assert_eq!(read_meta, meta);
     assert_eq!(read_meta.merge, stats);
     let docs_file = kanon_kg::store::docs_path(&kg_dir).expect("docs.jsonl");
-    assert_eq!(std::fs::read_to_string(docs_file).unwrap().lines().count(), 4);
+    assert_eq!(
+        std::fs::read_to_string(docs_file).unwrap().lines().count(),
+        4
+    );
 }

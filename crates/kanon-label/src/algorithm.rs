@@ -5,15 +5,17 @@
 //! The fast implementation enumerates combinations once, in the same lexicographic order as the plain
 //! algorithm (which restarts after every mask), and gives exactly the same decisions: masking a term
 //! only removes combinations, so every combination enumerated before the last violation still holds
-//! after it and the enumeration can resume where it stopped. On top of that it prunes every extension
-//! of a prefix whose people are already disjoint, keeps the prefix's intersection instead of
-//! recomputing it, and counts leaf intersections no further than `k`.
+//! after it and the enumeration can resume where it stopped. On top of that it remembers which
+//! combinations have no one in common and skips all their supersets (never counting them), and counts
+//! intersections no further than `k`.
 
 use std::str::FromStr;
 
+use kanon_index::postings::intersection_count;
 use kanon_index::{PostingList, PostingStore};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 /// How to choose which term of an offending combination to mask.
@@ -34,7 +36,9 @@ impl FromStr for Strategy {
         match s {
             "greedy" => Ok(Strategy::Greedy),
             "random" => Ok(Strategy::Random),
-            other => Err(format!("unknown strategy {other:?} (expected greedy or random)")),
+            other => Err(format!(
+                "unknown strategy {other:?} (expected greedy or random)"
+            )),
         }
     }
 }
@@ -103,68 +107,6 @@ pub(crate) fn choose(
     }
 }
 
-/// The people a prefix of a combination has in common.
-enum Prefix<'a> {
-    List(PostingList<'a>),
-    People(Vec<u32>),
-}
-
-impl Prefix<'_> {
-    fn len(&self) -> u64 {
-        match self {
-            Prefix::List(list) => list.len(),
-            Prefix::People(people) => people.len() as u64,
-        }
-    }
-
-    fn contains(&self, person: u32) -> bool {
-        match self {
-            Prefix::List(list) => list.contains(person),
-            Prefix::People(people) => people.binary_search(&person).is_ok(),
-        }
-    }
-
-    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
-        match self {
-            Prefix::List(list) => list.iter(),
-            Prefix::People(people) => Box::new(people.iter().copied()),
-        }
-    }
-
-    /// People of the prefix who also have `list`, counted no further than `cap`.
-    fn count_with(&self, list: &PostingList<'_>, cap: u64) -> u64 {
-        let mut count = 0;
-        if self.len() <= list.len() {
-            for p in self.iter() {
-                if list.contains(p) {
-                    count += 1;
-                    if count >= cap {
-                        break;
-                    }
-                }
-            }
-        } else {
-            for p in list.iter() {
-                if self.contains(p) {
-                    count += 1;
-                    if count >= cap {
-                        break;
-                    }
-                }
-            }
-        }
-        count
-    }
-
-    fn extend(&self, list: &PostingList<'_>) -> Vec<u32> {
-        if self.len() <= list.len() {
-            self.iter().filter(|&p| list.contains(p)).collect()
-        } else {
-            list.iter().filter(|&p| self.contains(p)).collect()
-        }
-    }
-}
-
 struct Search<'a> {
     lists: Vec<PostingList<'a>>,
     counts: Vec<u64>,
@@ -173,13 +115,39 @@ struct Search<'a> {
     config: LabelerConfig,
     rng: ChaCha8Rng,
     combination: Vec<usize>,
+    /// Combinations (as bit sets of term positions) whose people are disjoint: every superset is too.
+    /// Only kept for documents of at most 128 terms.
+    empty: FxHashSet<u128>,
+    remember_empty: bool,
+    scratch: Vec<PostingList<'a>>,
     intersections: u64,
 }
 
-impl<'a> Search<'a> {
+impl Search<'_> {
+    fn bits(&self) -> u128 {
+        if !self.remember_empty {
+            return 0;
+        }
+        self.combination
+            .iter()
+            .fold(0u128, |bits, &i| bits | (1u128 << i))
+    }
+
+    /// Whether the current combination is known to have no one in common: it, or a subset one term
+    /// smaller, was found empty before.
+    fn known_empty(&self, bits: u128) -> bool {
+        self.remember_empty
+            && (self.empty.contains(&bits)
+                || (self.combination.len() > 2
+                    && self
+                        .combination
+                        .iter()
+                        .any(|&i| self.empty.contains(&(bits & !(1u128 << i))))))
+    }
+
     /// Enumerates the combinations of `arity` that extend `self.combination` with terms from `start`
     /// on. Returns early once a term of the current prefix has been masked.
-    fn extend(&mut self, arity: usize, start: usize, prefix: Option<&Prefix<'a>>) {
+    fn extend(&mut self, arity: usize, start: usize) {
         let n = self.lists.len();
         let depth = self.combination.len();
         for next in start..n {
@@ -190,38 +158,48 @@ impl<'a> Search<'a> {
                 return;
             }
             self.combination.push(next);
-            if depth + 1 == arity {
-                let prefix = prefix.expect("arity >= 2: a leaf has a prefix");
-                self.intersections += 1;
-                let people = prefix.count_with(&self.lists[next], self.config.k);
-                if people >= 1 && people < self.config.k {
-                    let victim = choose(&self.combination, &self.counts, self.config.strategy, &mut self.rng);
-                    self.masked[victim] = true;
-                    self.masks.push(Mask {
-                        term: victim,
-                        reason: MaskReason::Combination {
-                            terms: self.combination.clone(),
-                            people,
-                        },
-                    });
-                }
-            } else {
-                let extended = match prefix {
-                    None => Prefix::List(self.lists[next]),
-                    Some(prefix) => {
-                        self.intersections += 1;
-                        Prefix::People(prefix.extend(&self.lists[next]))
-                    }
-                };
-                // People disjoint already: so is every extension.
-                if extended.len() > 0 {
-                    self.extend(arity, next + 1, Some(&extended));
+            let bits = self.bits();
+            if !self.known_empty(bits) {
+                if depth + 1 == arity {
+                    self.check(bits);
+                } else {
+                    self.extend(arity, next + 1);
                 }
             }
             self.combination.pop();
             if self.combination.iter().any(|&i| self.masked[i]) {
                 return;
             }
+        }
+    }
+
+    /// Counts the people of the current (full-size) combination, no further than k, and masks a term
+    /// when they are at least one and fewer than k.
+    fn check(&mut self, bits: u128) {
+        self.scratch.clear();
+        self.scratch
+            .extend(self.combination.iter().map(|&i| self.lists[i]));
+        self.intersections += 1;
+        let people = intersection_count(&mut self.scratch, self.config.k);
+        if people == 0 {
+            if self.remember_empty {
+                self.empty.insert(bits);
+            }
+        } else if people < self.config.k {
+            let victim = choose(
+                &self.combination,
+                &self.counts,
+                self.config.strategy,
+                &mut self.rng,
+            );
+            self.masked[victim] = true;
+            self.masks.push(Mask {
+                term: victim,
+                reason: MaskReason::Combination {
+                    terms: self.combination.clone(),
+                    people,
+                },
+            });
         }
     }
 }
@@ -236,7 +214,12 @@ pub struct Decisions {
 
 /// Decides which of a document's terms (distinct term ids, in order of first occurrence) to mask.
 /// `rng` must be the document's own generator (see [`document_rng`]) for `random`.
-pub fn decide(store: &PostingStore, terms: &[u32], config: &LabelerConfig, rng: ChaCha8Rng) -> Decisions {
+pub fn decide(
+    store: &PostingStore,
+    terms: &[u32],
+    config: &LabelerConfig,
+    rng: ChaCha8Rng,
+) -> Decisions {
     let lists: Vec<PostingList<'_>> = terms
         .iter()
         .map(|&t| store.get(t).unwrap_or(PostingList::Sorted(&[])))
@@ -248,6 +231,9 @@ pub fn decide(store: &PostingStore, terms: &[u32], config: &LabelerConfig, rng: 
         config: *config,
         rng,
         combination: Vec::with_capacity(config.max_arity),
+        empty: FxHashSet::default(),
+        remember_empty: terms.len() <= 128,
+        scratch: Vec::with_capacity(config.max_arity),
         intersections: 0,
         lists,
         counts,
@@ -265,7 +251,7 @@ pub fn decide(store: &PostingStore, terms: &[u32], config: &LabelerConfig, rng: 
         if search.masked.iter().filter(|m| !**m).count() < arity {
             break;
         }
-        search.extend(arity, 0, None);
+        search.extend(arity, 0);
     }
     Decisions {
         masks: search.masks,

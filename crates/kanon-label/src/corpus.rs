@@ -116,7 +116,9 @@ pub fn run(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
         index_terms: index.meta().terms,
         index_people: index.meta().people,
         docs: job.docs.display().to_string(),
-        docs_bytes: fs::metadata(&job.docs).map_err(|e| Error::io(&job.docs, e))?.len(),
+        docs_bytes: fs::metadata(&job.docs)
+            .map_err(|e| Error::io(&job.docs, e))?
+            .len(),
         config: job.config,
         shard_size: job.shard_size.max(1),
     };
@@ -161,10 +163,17 @@ fn label_one(index: &Index, line: u64, doc: &Document, config: &LabelerConfig) -
     let skip = |reason: String| ShardLine {
         document: None,
         report: None,
-        skipped: Some(Skipped { id: doc.id.clone(), line, reason }),
+        skipped: Some(Skipped {
+            id: doc.id.clone(),
+            line,
+            reason,
+        }),
     };
     let Some(kg_id) = doc.person.as_deref() else {
-        return skip("no `person` field: the labeler needs the KG id of the person the document is about".into());
+        return skip(
+            "no `person` field: the labeler needs the KG id of the person the document is about"
+                .into(),
+        );
     };
     let Some(person) = index.person_id(kg_id) else {
         return skip(format!("person {kg_id:?} is not in the index"));
@@ -188,7 +197,9 @@ fn prepare_shards(dir: &Path, params: &ShardParams) -> Result<()> {
         fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    kanon_core::io::atomic_write(&params_path, |w| serde_json::to_writer_pretty(w, params).map_err(Into::into))?;
+    kanon_core::io::atomic_write(&params_path, |w| {
+        serde_json::to_writer_pretty(w, params).map_err(Into::into)
+    })?;
     Ok(())
 }
 
@@ -199,7 +210,9 @@ fn count_lines(path: &Path) -> Result<u64> {
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(path, e))?;
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(path, e))?;
         if n == 0 {
             return Ok(count);
         }
@@ -225,7 +238,11 @@ fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest>
         }
     }
     let stats = corpus_stats(&by_split, &reports, skipped.len());
-    for split in SPLITS.iter().map(|s| s.to_string()).chain(by_split.keys().cloned()) {
+    for split in SPLITS
+        .iter()
+        .map(|s| s.to_string())
+        .chain(by_split.keys().cloned())
+    {
         let docs = by_split.get(&split).map(Vec::as_slice).unwrap_or(&[]);
         let path = job.out.join(format!("{split}.jsonl"));
         kanon_core::io::atomic_write(&path, |w| kanon_core::io::write_jsonl(w, docs))?;
@@ -234,8 +251,12 @@ fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest>
             kanon_core::io::atomic_write(&path, |w| write_conll(w, docs))?;
         }
     }
-    kanon_core::io::atomic_write(&job.out.join("report.jsonl"), |w| kanon_core::io::write_jsonl(w, &reports))?;
-    kanon_core::io::atomic_write(&job.out.join("skipped.jsonl"), |w| kanon_core::io::write_jsonl(w, &skipped))?;
+    kanon_core::io::atomic_write(&job.out.join("report.jsonl"), |w| {
+        kanon_core::io::write_jsonl(w, &reports)
+    })?;
+    kanon_core::io::atomic_write(&job.out.join("skipped.jsonl"), |w| {
+        kanon_core::io::write_jsonl(w, &skipped)
+    })?;
     let manifest = Manifest {
         corpus_format_version: CORPUS_FORMAT_VERSION,
         created_by: format!("kanon {}", env!("CARGO_PKG_VERSION")),
@@ -255,7 +276,11 @@ fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest>
     Ok(manifest)
 }
 
-fn corpus_stats(by_split: &BTreeMap<String, Vec<LabeledDocument>>, reports: &[RiskReport], skipped: usize) -> CorpusStats {
+fn corpus_stats(
+    by_split: &BTreeMap<String, Vec<LabeledDocument>>,
+    reports: &[RiskReport],
+    skipped: usize,
+) -> CorpusStats {
     let mut stats = CorpusStats {
         labeled: reports.len(),
         skipped,

@@ -104,7 +104,12 @@ pub fn label_document(
 ) -> Labeled {
     let matches = index.find_terms(&doc.text);
     let terms = document_terms(&matches);
-    let decisions = decide(index.postings(), &terms, config, document_rng(config.seed, &doc.id));
+    let decisions = decide(
+        index.postings(),
+        &terms,
+        config,
+        document_rng(config.seed, &doc.id),
+    );
     let mut masked = vec![false; terms.len()];
     for mask in &decisions.masks {
         masked[mask.term] = true;
@@ -149,7 +154,9 @@ pub fn label_document(
                 entity_type: type_of(t),
                 postings: index.posting_count(terms[t]),
                 occurrences: matches.iter().filter(|m| m.term == terms[t]).count(),
-                of_person: index.posting_list(terms[t]).is_some_and(|l| l.contains(person)),
+                of_person: index
+                    .posting_list(terms[t])
+                    .is_some_and(|l| l.contains(person)),
             })
             .collect(),
         masked: decisions
@@ -188,7 +195,12 @@ pub fn label_document(
 
 /// The smallest non-zero number of people sharing a combination of up to `max_arity` unmasked terms.
 fn k_reached(index: &Index, terms: &[u32], masked: &[bool], max_arity: usize) -> Option<u64> {
-    let left: Vec<u32> = terms.iter().zip(masked).filter(|(_, m)| !**m).map(|(t, _)| *t).collect();
+    let left: Vec<u32> = terms
+        .iter()
+        .zip(masked)
+        .filter(|(_, m)| !**m)
+        .map(|(t, _)| *t)
+        .collect();
     let mut best: Option<u64> = None;
     let mut combination = Vec::with_capacity(max_arity);
     fn walk(
@@ -211,7 +223,14 @@ fn k_reached(index: &Index, terms: &[u32], masked: &[bool], max_arity: usize) ->
             combination.pop();
         }
     }
-    walk(index, &left, 0, max_arity.max(1), &mut combination, &mut best);
+    walk(
+        index,
+        &left,
+        0,
+        max_arity.max(1),
+        &mut combination,
+        &mut best,
+    );
     best
 }
 
@@ -233,7 +252,8 @@ pub fn count_tokens(text: &str, spans: &[LabeledSpan]) -> (usize, usize) {
 /// The split of a document: its own (`train`, `dev`/`validation`, `test`) or, when it has none, a
 /// deterministic 80/10/10 split by a stable hash of its id.
 pub fn split_of(doc: &Document) -> String {
-    match doc.split.as_deref() {
+    let own = doc.split.as_deref().map(|s| s.trim().to_lowercase());
+    match own.as_deref() {
         Some("validation" | "valid" | "val") => "dev".into(),
         Some(s) if !s.is_empty() => s.to_owned(),
         _ => match crate::algorithm::fnv1a(doc.id.as_bytes()) % 10 {

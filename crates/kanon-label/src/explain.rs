@@ -4,31 +4,74 @@ use std::fmt::Write;
 
 use crate::document::RiskReport;
 
+fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn people(n: u64) -> String {
+    plural(n, "person", "people")
+}
+
 pub fn explain(report: &RiskReport) -> String {
     let mut out = String::new();
-    let people = |n: u64| if n == 1 { "1 person".to_owned() } else { format!("{n} people") };
+    let strategy = match report.strategy.as_str() {
+        "greedy" => "the term fewest people have is masked first".to_owned(),
+        "random" => "a random term of each offending combination is masked".to_owned(),
+        other => other.to_owned(),
+    };
     let _ = writeln!(
         out,
-        "Document {} (about {}), k = {}, combinations of up to {} terms, {} choice.",
-        report.id, report.person, report.k, report.max_arity, report.strategy
+        "Document {} (about {}): k = {}, combinations of up to {} checked; {strategy}.",
+        report.id,
+        report.person,
+        report.k,
+        plural(report.max_arity as u64, "term", "terms"),
     );
     if report.terms.is_empty() {
-        let _ = writeln!(out, "No knowledge-graph term occurs in it: nothing to mask.");
+        let _ = writeln!(
+            out,
+            "No knowledge-graph term occurs in it: nothing to mask."
+        );
         return out;
     }
     let _ = writeln!(
         out,
-        "It mentions {} knowledge-graph terms; {} of them are masked ({} of {} words).",
-        report.terms.len(),
-        report.masked.len(),
+        "It mentions {}; {} masked, covering {} of its {}.",
+        plural(
+            report.terms.len() as u64,
+            "knowledge-graph term",
+            "knowledge-graph terms"
+        ),
+        if report.masked.len() == 1 {
+            "1 is".to_owned()
+        } else {
+            format!("{} are", report.masked.len())
+        },
         report.masked_tokens,
-        report.tokens
+        plural(report.tokens as u64, "word", "words"),
     );
+    let type_of = |term: &str| {
+        report
+            .terms
+            .iter()
+            .find(|t| t.term == term)
+            .map_or(String::new(), |t| t.entity_type.to_string())
+    };
     if !report.masked.is_empty() {
         let _ = writeln!(out, "\nMasked, in the order decided:");
         for (i, mask) in report.masked.iter().enumerate() {
             let why = if mask.arity == 1 {
-                format!("only {} in the knowledge graph has it, fewer than k = {}", people(mask.people), report.k)
+                let verb = if mask.people == 1 { "has" } else { "have" };
+                format!(
+                    "only {} in the knowledge graph {verb} it, fewer than k = {}",
+                    people(mask.people),
+                    report.k
+                )
             } else {
                 let others: Vec<String> = mask
                     .combination
@@ -36,15 +79,26 @@ pub fn explain(report: &RiskReport) -> String {
                     .filter(|t| **t != mask.term)
                     .map(|t| format!("{t:?}"))
                     .collect();
+                let postings = report
+                    .terms
+                    .iter()
+                    .find(|t| t.term == mask.term)
+                    .map_or(0, |t| t.postings);
                 format!(
-                    "together with {}, it is shared by only {}, fewer than k = {}",
+                    "together with {}, it is shared by only {}, fewer than k = {} (alone: {})",
                     others.join(" and "),
                     people(mask.people),
-                    report.k
+                    report.k,
+                    people(postings)
                 )
             };
-            let postings = report.terms.iter().find(|t| t.term == mask.term).map_or(0, |t| t.postings);
-            let _ = writeln!(out, "  {}. {:?} ({}): {why}.", i + 1, mask.term, people(postings));
+            let _ = writeln!(
+                out,
+                "  {}. {:?} ({}): {why}.",
+                i + 1,
+                mask.term,
+                type_of(&mask.term)
+            );
         }
     }
     let kept: Vec<_> = report
@@ -55,7 +109,13 @@ pub fn explain(report: &RiskReport) -> String {
     if !kept.is_empty() {
         let _ = writeln!(out, "\nKept:");
         for term in kept {
-            let _ = writeln!(out, "  {:?} ({}, {})", term.term, term.entity_type, people(term.postings));
+            let _ = writeln!(
+                out,
+                "  {:?} ({}): {}",
+                term.term,
+                term.entity_type,
+                people(term.postings)
+            );
         }
     }
     match report.k_reached {

@@ -18,7 +18,13 @@ pub trait Intersections {
 fn combinations(items: &[usize], arity: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut current = Vec::with_capacity(arity);
-    fn walk(items: &[usize], arity: usize, start: usize, current: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    fn walk(
+        items: &[usize],
+        arity: usize,
+        start: usize,
+        current: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
         if current.len() == arity {
             out.push(current.clone());
             return;
@@ -33,7 +39,12 @@ fn combinations(items: &[usize], arity: usize) -> Vec<Vec<usize>> {
     out
 }
 
-pub fn decide(source: &dyn Intersections, num_terms: usize, config: &LabelerConfig, mut rng: ChaCha8Rng) -> Decisions {
+pub fn decide(
+    source: &dyn Intersections,
+    num_terms: usize,
+    config: &LabelerConfig,
+    mut rng: ChaCha8Rng,
+) -> Decisions {
     let counts: Vec<u64> = (0..num_terms).map(|t| source.people(t)).collect();
     let mut masked = vec![false; num_terms];
     let mut masks = Vec::new();
@@ -41,7 +52,10 @@ pub fn decide(source: &dyn Intersections, num_terms: usize, config: &LabelerConf
     for (t, &people) in counts.iter().enumerate() {
         if people < config.k {
             masked[t] = true;
-            masks.push(Mask { term: t, reason: MaskReason::Rare { people } });
+            masks.push(Mask {
+                term: t,
+                reason: MaskReason::Rare { people },
+            });
         }
     }
     'check: loop {
@@ -55,7 +69,10 @@ pub fn decide(source: &dyn Intersections, num_terms: usize, config: &LabelerConf
                     masked[victim] = true;
                     masks.push(Mask {
                         term: victim,
-                        reason: MaskReason::Combination { terms: combination, people },
+                        reason: MaskReason::Combination {
+                            terms: combination,
+                            people,
+                        },
                     });
                     continue 'check;
                 }
@@ -63,7 +80,10 @@ pub fn decide(source: &dyn Intersections, num_terms: usize, config: &LabelerConf
         }
         break;
     }
-    Decisions { masks, intersections }
+    Decisions {
+        masks,
+        intersections,
+    }
 }
 
 /// Exact intersections through an index's posting store.

@@ -12,7 +12,11 @@ pub fn run(args: &IndexBuildArgs, out: &mut dyn Write) -> Result<()> {
     let (kg, _) = kanon_kg::store::read_kg_dir(&args.kg)
         .with_context(|| format!("reading KG {}", args.kg.display()))?;
     let read_seconds = started.elapsed().as_secs_f64();
-    let mut whitelist = if args.replace_whitelist { Whitelist::default() } else { Whitelist::english() };
+    let mut whitelist = if args.replace_whitelist {
+        Whitelist::default()
+    } else {
+        Whitelist::english()
+    };
     if let Some(path) = &args.whitelist {
         whitelist.extend(Whitelist::from_file(path)?);
     }

@@ -6,7 +6,8 @@ use kanon_index::Index;
 use crate::cli::IndexQueryArgs;
 
 pub fn run(args: &IndexQueryArgs, out: &mut dyn Write) -> Result<()> {
-    let index = Index::open(&args.index).with_context(|| format!("opening {}", args.index.display()))?;
+    let index =
+        Index::open(&args.index).with_context(|| format!("opening {}", args.index.display()))?;
     query(&index, &args.terms, out)
 }
 
@@ -26,7 +27,11 @@ pub fn query(index: &Index, terms: &[String], out: &mut dyn Write) -> Result<()>
             }
         }
     }
-    let intersection = if missing { 0 } else { index.intersection_count(&ids, u64::MAX) };
+    let intersection = if missing {
+        0
+    } else {
+        index.intersection_count(&ids, u64::MAX)
+    };
     writeln!(out, "intersection: {intersection}")?;
     Ok(())
 }

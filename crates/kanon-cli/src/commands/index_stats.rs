@@ -6,7 +6,8 @@ use kanon_index::Index;
 use crate::cli::IndexStatsArgs;
 
 pub fn run(args: &IndexStatsArgs, out: &mut dyn Write) -> Result<()> {
-    let index = Index::open(&args.index).with_context(|| format!("opening {}", args.index.display()))?;
+    let index =
+        Index::open(&args.index).with_context(|| format!("opening {}", args.index.display()))?;
     stats(&index, args.json, out)
 }
 

@@ -36,7 +36,10 @@ pub fn run(args: &KgImportArgs, out: &mut dyn Write) -> Result<()> {
                 String::new()
             },
             if data.report.unresolved_values > 0 {
-                format!(", {} values without a label dropped", data.report.unresolved_values)
+                format!(
+                    ", {} values without a label dropped",
+                    data.report.unresolved_values
+                )
             } else {
                 String::new()
             },

@@ -29,7 +29,8 @@ pub fn run(args: &KgSynthArgs, out: &mut dyn Write) -> Result<()> {
         .with_context(|| format!("writing {}", args.out.display()))?;
     if let (Some(path), Some(docs)) = (&args.docs, separate_docs) {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
         }
         kanon_core::io::atomic_write(path, |w| kanon_core::io::write_jsonl(w, docs.iter()))?;
     }

@@ -4,9 +4,10 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::cli::{BenchCommand, Cli, Command, IndexCommand, KgCommand};
+use crate::cli::{BenchCommand, Cli, Command, IndexCommand, KgCommand, LabelCommand};
 
 mod bench_index;
+mod bench_label;
 mod index_build;
 mod index_lookup;
 mod index_match;
@@ -14,6 +15,8 @@ mod index_query;
 mod index_stats;
 mod kg_import;
 mod kg_synth;
+mod label;
+mod label_explain;
 mod quickstart;
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -32,7 +35,12 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Index(IndexCommand::Stats(args)) => index_stats::run(&args, &mut out),
         Command::Index(IndexCommand::Match(args)) => index_match::run(&args, &mut out),
         Command::Index(IndexCommand::Lookup(args)) => index_lookup::run(&args, &mut out),
+        Command::Label(args) => match &args.command {
+            Some(LabelCommand::Explain(explain)) => label_explain::run(explain, &mut out),
+            None => label::run(&args.run, &mut out),
+        },
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
+        Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
     }?;
     out.flush()?;

@@ -68,7 +68,12 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                 }
             };
             let Some(property) = property_of(&record.pred) else {
-                invalid.handle(Error::invalid(path, line_no, "pred", format!("unsupported predicate {:?}", record.pred)))?;
+                invalid.handle(Error::invalid(
+                    path,
+                    line_no,
+                    "pred",
+                    format!("unsupported predicate {:?}", record.pred),
+                ))?;
                 continue;
             };
             if record.sub.trim().is_empty() || record.sub_label.trim().is_empty() {

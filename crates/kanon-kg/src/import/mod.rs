@@ -27,7 +27,12 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Triples, Format::Wikidata, Format::Pantheon, Format::GoogleRe];
+    pub const ALL: [Format; 4] = [
+        Format::Triples,
+        Format::Wikidata,
+        Format::Pantheon,
+        Format::GoogleRe,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -52,7 +57,11 @@ impl FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown KG format {s:?} (expected triples, wikidata, pantheon or google-re)"))
+            .ok_or_else(|| {
+                format!(
+                    "unknown KG format {s:?} (expected triples, wikidata, pantheon or google-re)"
+                )
+            })
     }
 }
 
@@ -153,7 +162,10 @@ impl InvalidLines {
 }
 
 /// Alternate names worth indexing: no flags or codes (`🇱🇧`, `lb`, `SUI`), no duplicates of the label.
-pub(crate) fn useful_alternates<'a>(label: &str, alternates: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+pub(crate) fn useful_alternates<'a>(
+    label: &str,
+    alternates: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
     let label_key = kanon_core::text::normalize_term(label);
     let mut out: Vec<String> = Vec::new();
     for alt in alternates {

@@ -10,8 +10,12 @@ use crate::model::{Fact, Person, Property};
 /// Pantheon's placeholders for "not known".
 fn known(value: &str) -> Option<&str> {
     let v = value.trim();
-    (!v.is_empty() && !matches!(v.to_ascii_lowercase().as_str(), "unknown" | "other" | "unk" | "none"))
-        .then_some(v)
+    (!v.is_empty()
+        && !matches!(
+            v.to_ascii_lowercase().as_str(),
+            "unknown" | "other" | "unk" | "none"
+        ))
+    .then_some(v)
 }
 
 /// Birth years: `1809`, `-384`, `1237?` (uncertain, kept), `530s` (a decade, kept as written).
@@ -39,10 +43,17 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             .map_err(|e| Error::invalid(path, 1, "header", e.to_string()))?
             .clone();
         let column = |name: &str| headers.iter().position(|h| h == name);
-        let id_col = column("en_curid")
-            .ok_or_else(|| Error::invalid(path, 1, "en_curid", "missing column (is this pantheon.tsv?)"))?;
-        let name_col = column("name")
-            .ok_or_else(|| Error::invalid(path, 1, "name", "missing column (is this pantheon.tsv?)"))?;
+        let id_col = column("en_curid").ok_or_else(|| {
+            Error::invalid(
+                path,
+                1,
+                "en_curid",
+                "missing column (is this pantheon.tsv?)",
+            )
+        })?;
+        let name_col = column("name").ok_or_else(|| {
+            Error::invalid(path, 1, "name", "missing column (is this pantheon.tsv?)")
+        })?;
         let optional = [
             (column("birthcity"), Property::BirthPlace),
             (column("countryName"), Property::BirthCountry),
@@ -63,12 +74,21 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                 record.get(id_col).and_then(known),
                 record.get(name_col).and_then(known),
             ) else {
-                let field = if record.get(id_col).and_then(known).is_none() { "en_curid" } else { "name" };
+                let field = if record.get(id_col).and_then(known).is_none() {
+                    "en_curid"
+                } else {
+                    "name"
+                };
                 invalid.handle(Error::invalid(path, line, field, "empty or missing"))?;
                 continue;
             };
             if !id.bytes().all(|b| b.is_ascii_digit()) {
-                invalid.handle(Error::invalid(path, line, "en_curid", format!("not a number: {id:?}")))?;
+                invalid.handle(Error::invalid(
+                    path,
+                    line,
+                    "en_curid",
+                    format!("not a number: {id:?}"),
+                ))?;
                 continue;
             }
             let mut person = Person::new(format!("pantheon:{id}"), name);

@@ -30,7 +30,10 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     for path in inputs {
         read_file(path, &mut subjects, &mut index, &mut invalid)?;
     }
-    let is_person = |s: &Subject| s.kind.unwrap_or(!s.facts.is_empty() || !s.same_as.is_empty());
+    let is_person = |s: &Subject| {
+        s.kind
+            .unwrap_or(!s.facts.is_empty() || !s.same_as.is_empty())
+    };
     // Entities are split off first so that people can be moved, not copied, out of the subjects.
     let (person_subjects, entity_subjects): (Vec<_>, Vec<_>) =
         subjects.into_iter().partition(|(_, s)| is_person(s));
@@ -38,7 +41,13 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     let mut people = Vec::with_capacity(person_subjects.len());
     let mut unresolved = 0;
     for (id, subject) in person_subjects {
-        let Subject { label, aliases, same_as, facts, .. } = subject;
+        let Subject {
+            label,
+            aliases,
+            same_as,
+            facts,
+            ..
+        } = subject;
         let Some(label) = label.or_else(|| aliases.first().cloned()) else {
             unresolved += facts.len();
             continue;
@@ -87,9 +96,17 @@ fn read_file(
         .map_err(|e| Error::invalid(path, 1, "header", e.to_string()))?
         .clone();
     let column = |name: &str| {
-        headers.iter().position(|h| h.trim() == name).ok_or_else(|| {
-            Error::invalid(path, 1, name, "missing column: the header must be subject,property,value")
-        })
+        headers
+            .iter()
+            .position(|h| h.trim() == name)
+            .ok_or_else(|| {
+                Error::invalid(
+                    path,
+                    1,
+                    name,
+                    "missing column: the header must be subject,property,value",
+                )
+            })
     };
     let (s_col, p_col, v_col) = (column("subject")?, column("property")?, column("value")?);
     let mut record = csv::StringRecord::new();
@@ -206,7 +223,12 @@ mod tests {
         let data = import_str(text, true).unwrap();
         assert_eq!(data.report.skipped_invalid, 2);
         assert_eq!(data.people.len(), 1);
-        let err = import_str("subject,prop,value\n", false).unwrap_err().to_string();
-        assert!(err.contains("kg.csv:1: field `property`: missing column"), "{err}");
+        let err = import_str("subject,prop,value\n", false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("kg.csv:1: field `property`: missing column"),
+            "{err}"
+        );
     }
 }

@@ -60,10 +60,17 @@ struct Snak {
 #[derive(Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "kebab-case")]
 enum DataValue {
-    WikibaseEntityid { id: String },
-    Time { time: String, precision: u8 },
+    WikibaseEntityid {
+        id: String,
+    },
+    Time {
+        time: String,
+        precision: u8,
+    },
     String(String),
-    Quantity { amount: String },
+    Quantity {
+        amount: String,
+    },
     /// Any other value (`monolingualtext`, `globecoordinate`, a type added later…), whatever its
     /// content: kanon imports none of them, and they must not make the whole entity unreadable.
     #[serde(untagged)]
@@ -106,9 +113,21 @@ fn time_to_value(time: &str, precision: u8) -> Option<String> {
     let day: u8 = parts.next()?.parse().ok()?;
     let year = if negative { -year } else { year };
     let date = match precision {
-        11.. => Date { year, month: Some(month), day: Some(day) },
-        10 => Date { year, month: Some(month), day: None },
-        9 => Date { year, month: None, day: None },
+        11.. => Date {
+            year,
+            month: Some(month),
+            day: Some(day),
+        },
+        10 => Date {
+            year,
+            month: Some(month),
+            day: None,
+        },
+        9 => Date {
+            year,
+            month: None,
+            day: None,
+        },
         8 if year > 0 => return Some(format!("{}s", year - year % 10)),
         _ => return None,
     };
@@ -117,7 +136,10 @@ fn time_to_value(time: &str, precision: u8) -> Option<String> {
 }
 
 /// Lines of a dump: `[`, `]` and blank lines skipped, the trailing comma of each entity removed.
-fn for_each_entity_line(path: &Path, mut on_line: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
+fn for_each_entity_line(
+    path: &Path,
+    mut on_line: impl FnMut(u64, &str) -> Result<()>,
+) -> Result<()> {
     let mut reader = super::open_maybe_compressed(path)?;
     let mut buf = String::new();
     let mut line_no = 0u64;
@@ -145,7 +167,9 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
         for_each_entity_line(path, |line_no, line| {
             let entity: Entity = match serde_json::from_str(line) {
                 Ok(e) => e,
-                Err(e) => return invalid.handle(Error::invalid(path, line_no, "entity", e.to_string())),
+                Err(e) => {
+                    return invalid.handle(Error::invalid(path, line_no, "entity", e.to_string()));
+                }
             };
             if entity.kind != "item" || !is_human(&entity) {
                 return Ok(());
@@ -195,7 +219,9 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     for path in inputs {
         for_each_entity_line(path, |_, line| {
             // Cheap pre-filter: the id is near the start of every entity line.
-            let Some(id) = quick_id(line) else { return Ok(()) };
+            let Some(id) = quick_id(line) else {
+                return Ok(());
+            };
             if !wanted.contains(id) {
                 return Ok(());
             }
@@ -205,7 +231,10 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                 return Ok(());
             };
             if let Some(label) = pick(&entity.labels, lang) {
-                names.insert(entity.id, (label.to_owned(), pick_aliases(&entity.aliases, lang)));
+                names.insert(
+                    entity.id,
+                    (label.to_owned(), pick_aliases(&entity.aliases, lang)),
+                );
             }
             Ok(())
         })?;
@@ -243,9 +272,9 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
 }
 
 fn is_human(entity: &Entity) -> bool {
-    entity.claims.get("P31").into_iter().flatten().any(|s| {
-        matches!(&s.mainsnak.datavalue, Some(DataValue::WikibaseEntityid { id }) if id == "Q5")
-    })
+    entity.claims.get("P31").into_iter().flatten().any(
+        |s| matches!(&s.mainsnak.datavalue, Some(DataValue::WikibaseEntityid { id }) if id == "Q5"),
+    )
 }
 
 /// The value of the first `"id":"…"` in a line, without parsing the JSON.
@@ -270,16 +299,33 @@ mod tests {
         assert!(matches!(parse(time), DataValue::Time { precision: 11, .. }));
         let item = r#"{"type":"wikibase-entityid","value":{"entity-type":"item","numeric-id":5,"id":"Q5"}}"#;
         assert!(matches!(parse(item), DataValue::WikibaseEntityid { id } if id == "Q5"));
-        assert!(matches!(parse(r#"{"value":"990000011234","type":"string"}"#), DataValue::String(s) if s == "990000011234"));
+        assert!(
+            matches!(parse(r#"{"value":"990000011234","type":"string"}"#), DataValue::String(s) if s == "990000011234")
+        );
     }
 
     #[test]
     fn times_keep_their_precision() {
-        assert_eq!(time_to_value("+1992-08-05T00:00:00Z", 11).as_deref(), Some("1992-08-05"));
-        assert_eq!(time_to_value("+1992-08-00T00:00:00Z", 10).as_deref(), Some("1992-08"));
-        assert_eq!(time_to_value("+1992-00-00T00:00:00Z", 9).as_deref(), Some("1992"));
-        assert_eq!(time_to_value("-0384-00-00T00:00:00Z", 9).as_deref(), Some("-384"));
-        assert_eq!(time_to_value("+1995-00-00T00:00:00Z", 8).as_deref(), Some("1990s"));
+        assert_eq!(
+            time_to_value("+1992-08-05T00:00:00Z", 11).as_deref(),
+            Some("1992-08-05")
+        );
+        assert_eq!(
+            time_to_value("+1992-08-00T00:00:00Z", 10).as_deref(),
+            Some("1992-08")
+        );
+        assert_eq!(
+            time_to_value("+1992-00-00T00:00:00Z", 9).as_deref(),
+            Some("1992")
+        );
+        assert_eq!(
+            time_to_value("-0384-00-00T00:00:00Z", 9).as_deref(),
+            Some("-384")
+        );
+        assert_eq!(
+            time_to_value("+1995-00-00T00:00:00Z", 8).as_deref(),
+            Some("1990s")
+        );
         assert_eq!(time_to_value("+1900-00-00T00:00:00Z", 7), None);
     }
 }

@@ -1,0 +1,254 @@
+//! `kanon bench label`: labeling synthetic biographies against a synthetic index.
+//! - end to end: `kanon label` run as a child process (index open, read, label, write the corpus),
+//!   timed, with its peak RSS;
+//! - labeling alone: documents per second on all threads, in memory;
+//! - the fast implementation against the plain reference on the same documents, one thread each,
+//!   checking that both decide exactly the same.
+
+use std::io::Write;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
+use kanon_core::Document;
+use kanon_index::Index;
+use kanon_kg::synth::{SynthConfig, synthesize};
+use kanon_label::document::document_terms;
+use kanon_label::reference::{self, StoreIntersections};
+use kanon_label::{LabelerConfig, Strategy, decide, document_rng};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::cli::BenchLabelArgs;
+use crate::resources::{gib, peak_rss_children};
+
+#[derive(Debug, Serialize)]
+struct Figures {
+    people: usize,
+    docs: usize,
+    k: u64,
+    max_arity: usize,
+    threads: usize,
+    end_to_end_seconds: f64,
+    end_to_end_docs_per_second: f64,
+    end_to_end_peak_rss_bytes: u64,
+    labeling_seconds: f64,
+    labeling_docs_per_second: f64,
+    reference_docs: usize,
+    reference_seconds: f64,
+    fast_seconds_same_docs: f64,
+    speedup: f64,
+    reference_intersections: u64,
+    fast_intersections: u64,
+}
+
+pub fn run(args: &BenchLabelArgs, out: &mut dyn Write) -> Result<()> {
+    let temp;
+    let work = match &args.work_dir {
+        Some(dir) => dir.clone(),
+        None => {
+            temp = tempfile::tempdir()?;
+            temp.path().to_owned()
+        }
+    };
+    std::fs::create_dir_all(&work)?;
+    let threads = rayon::current_num_threads();
+    let exe = std::env::current_exe()?;
+    let kg_dir = work.join(format!("kg-{}-{}", args.people, args.seed));
+    let index_dir = work.join(format!("index-{}-{}", args.people, args.seed));
+    let docs_path = work.join(format!(
+        "docs-{}-{}-{}.jsonl",
+        args.people, args.seed, args.docs
+    ));
+
+    // The population and its biographies (person i is the same whatever the doc rate).
+    let doc_rate = (args.docs as f64 / args.people.max(1) as f64 * 1.05).min(1.0);
+    let (kg, mut docs) = synthesize(&SynthConfig {
+        people: args.people,
+        seed: args.seed,
+        doc_rate,
+    });
+    ensure!(
+        docs.len() >= args.docs,
+        "{} people give only {} biographies",
+        args.people,
+        docs.len()
+    );
+    docs.truncate(args.docs);
+    kanon_core::io::atomic_write(&docs_path, |w| kanon_core::io::write_jsonl(w, &docs))?;
+    let reusable = Index::open(&index_dir).is_ok_and(|i| i.num_people() as usize == args.people);
+    if !reusable {
+        kanon_kg::store::write_kg_dir(&kg_dir, &kg, &[], vec![], Default::default())?;
+        let status = Command::new(&exe)
+            .args(["index", "build", "--kg"])
+            .arg(&kg_dir)
+            .arg("--out")
+            .arg(&index_dir)
+            .status()
+            .context("running kanon index build")?;
+        if !status.success() {
+            bail!("kanon index build failed: {status}");
+        }
+    }
+    drop(kg);
+    writeln!(
+        out,
+        "{} people indexed, {} biographies to label",
+        args.people,
+        docs.len()
+    )?;
+
+    // End to end, as a user runs it.
+    let corpus_dir = work.join("corpus");
+    let _ = std::fs::remove_dir_all(&corpus_dir);
+    let started = Instant::now();
+    let status = Command::new(&exe)
+        .args([
+            "label",
+            "--k",
+            &args.k.to_string(),
+            "--max-arity",
+            &args.max_arity.to_string(),
+        ])
+        .arg("--index")
+        .arg(&index_dir)
+        .arg("--docs")
+        .arg(&docs_path)
+        .arg("--out")
+        .arg(&corpus_dir)
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .context("running kanon label")?;
+    let end_to_end_seconds = started.elapsed().as_secs_f64();
+    if !status.status.success() {
+        bail!(
+            "kanon label failed: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+    }
+    let end_to_end_peak_rss_bytes = peak_rss_children().unwrap_or(0);
+    out.write_all(&status.stdout)?;
+
+    // Labeling alone, in memory.
+    let index = Index::open(&index_dir)?;
+    let config = LabelerConfig {
+        k: args.k,
+        max_arity: args.max_arity,
+        strategy: Strategy::Greedy,
+        seed: args.seed,
+    };
+    let started = Instant::now();
+    let masks: usize = docs
+        .par_iter()
+        .map(|doc| {
+            let terms = document_terms(&index.find_terms(&doc.text));
+            decide(
+                index.postings(),
+                &terms,
+                &config,
+                document_rng(config.seed, &doc.id),
+            )
+            .masks
+            .len()
+        })
+        .sum();
+    let labeling_seconds = started.elapsed().as_secs_f64();
+    ensure!(
+        masks > 0,
+        "the biographies name their people: something must be masked"
+    );
+
+    // Fast against reference, one thread each, same documents.
+    let sample: Vec<&Document> = docs.iter().take(args.reference_docs).collect();
+    let terms: Vec<Vec<u32>> = sample
+        .iter()
+        .map(|d| document_terms(&index.find_terms(&d.text)))
+        .collect();
+    let started = Instant::now();
+    let fast: Vec<_> = sample
+        .iter()
+        .zip(&terms)
+        .map(|(doc, t)| {
+            decide(
+                index.postings(),
+                t,
+                &config,
+                document_rng(config.seed, &doc.id),
+            )
+        })
+        .collect();
+    let fast_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let plain: Vec<_> = sample
+        .iter()
+        .zip(&terms)
+        .map(|(doc, t)| {
+            let source = StoreIntersections {
+                store: index.postings(),
+                terms: t,
+            };
+            reference::decide(
+                &source,
+                t.len(),
+                &config,
+                document_rng(config.seed, &doc.id),
+            )
+        })
+        .collect();
+    let reference_seconds = started.elapsed().as_secs_f64();
+    for (i, (f, p)) in fast.iter().zip(&plain).enumerate() {
+        ensure!(
+            f.masks == p.masks,
+            "document {} decided differently by the fast and the reference implementations",
+            sample[i].id
+        );
+    }
+
+    let figures = Figures {
+        people: args.people,
+        docs: docs.len(),
+        k: args.k,
+        max_arity: args.max_arity,
+        threads,
+        end_to_end_seconds,
+        end_to_end_docs_per_second: docs.len() as f64 / end_to_end_seconds,
+        end_to_end_peak_rss_bytes,
+        labeling_seconds,
+        labeling_docs_per_second: docs.len() as f64 / labeling_seconds,
+        reference_docs: sample.len(),
+        reference_seconds,
+        fast_seconds_same_docs: fast_seconds,
+        speedup: reference_seconds / fast_seconds.max(1e-9),
+        reference_intersections: plain.iter().map(|d| d.intersections).sum(),
+        fast_intersections: fast.iter().map(|d| d.intersections).sum(),
+    };
+    writeln!(
+        out,
+        "end to end (kanon label: open index, read, label, write corpus)  {:.1}s  {:.0} docs/s  peak RSS {:.2} GiB",
+        figures.end_to_end_seconds,
+        figures.end_to_end_docs_per_second,
+        gib(figures.end_to_end_peak_rss_bytes)
+    )?;
+    writeln!(
+        out,
+        "labeling alone (gazetteer + Algorithm 1, {threads} threads)  {:.1}s  {:.0} docs/s",
+        figures.labeling_seconds, figures.labeling_docs_per_second
+    )?;
+    writeln!(
+        out,
+        "fast vs reference on {} docs, 1 thread: {:.3}s vs {:.3}s = {:.1}x ({} vs {} intersections), same decisions",
+        figures.reference_docs,
+        figures.fast_seconds_same_docs,
+        figures.reference_seconds,
+        figures.speedup,
+        figures.fast_intersections,
+        figures.reference_intersections
+    )?;
+    if let Some(path) = &args.json {
+        kanon_core::io::atomic_write(path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &figures)?;
+            w.write_all(b"\n")
+        })?;
+    }
+    Ok(())
+}

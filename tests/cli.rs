@@ -1,0 +1,390 @@
+//! End-to-end tests over the `kanon` binary with small fixtures: what a user runs and reads.
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kanon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kanon"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("the kanon binary runs")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = kanon(args);
+    assert!(
+        out.status.success(),
+        "kanon {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("utf-8 temp path")
+}
+
+/// Synthesizes a small population and builds its index: (tempdir, kg, docs, index).
+fn small_index(people: usize, seed: u64) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let kg = dir.path().join("kg");
+    let docs = dir.path().join("docs.jsonl");
+    let index = dir.path().join("index");
+    ok(&[
+        "kg",
+        "synth",
+        "--people",
+        &people.to_string(),
+        "--seed",
+        &seed.to_string(),
+        "--out",
+        p(&kg),
+        "--docs",
+        p(&docs),
+    ]);
+    ok(&["index", "build", "--kg", p(&kg), "--out", p(&index)]);
+    (dir, kg, docs, index)
+}
+
+#[test]
+fn index_stats_query_and_match_read_well() {
+    let (_dir, _, _, index) = small_index(300, 11);
+    insta::assert_snapshot!("index_stats", ok(&["index", "stats", "--index", p(&index)]));
+    let query = ok(&[
+        "index",
+        "query",
+        "--index",
+        p(&index),
+        "United States",
+        "AMERICAN",
+        "Nowhere At All",
+    ]);
+    insta::assert_snapshot!("index_query", query);
+    let text = "Zoë Ölund, an American actor born in Lyon on 5 May 1990.";
+    insta::assert_snapshot!(
+        "index_match",
+        ok(&["index", "match", "--index", p(&index), "--text", text])
+    );
+}
+
+#[test]
+fn query_intersection_is_the_count_of_people_sharing_all_terms() {
+    let (_dir, _, _, index) = small_index(300, 11);
+    let out = ok(&["index", "query", "--index", p(&index), "American", "actor"]);
+    let counts: Vec<u64> = out
+        .lines()
+        .map(|l| {
+            l.rsplit(": ")
+                .next()
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(counts.len(), 3, "{out}");
+    assert!(counts[2] <= counts[0].min(counts[1]), "{out}");
+    assert!(out.lines().last().unwrap().starts_with("intersection: "));
+}
+
+#[test]
+fn import_merges_repeated_formats_and_reports_bad_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = repo_root().join("crates/kanon-kg/tests/fixtures");
+    let triples = dir.path().join("extra.csv");
+    std::fs::write(
+        &triples,
+        "subject,property,value\nX1,label,Ilse Varnholt\nX1,birth_date,1931\nX1,occupation,botanist\n",
+    )
+    .unwrap();
+    let kg = dir.path().join("kg");
+    let out = ok(&[
+        "kg",
+        "import",
+        "--format",
+        "pantheon",
+        p(&fixtures.join("pantheon_sample.tsv")),
+        "--format",
+        "google-re",
+        p(&fixtures.join("google_re_sample.jsonl")),
+        "--format",
+        "triples",
+        p(&triples),
+        "--out",
+        p(&kg),
+    ]);
+    assert!(out.contains("pantheon: "), "{out}");
+    assert!(out.contains("google-re: "), "{out}");
+    assert!(out.contains("triples: 1 people"), "{out}");
+    assert!(out.contains("by name and birth year"), "{out}");
+    assert!(kg.join("triples.csv").exists() && kg.join("docs.jsonl").exists());
+
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "subject,property,value\nX1,label,A B\nX1,Birth Date,1990\n",
+    )
+    .unwrap();
+    let out = kanon(&[
+        "kg",
+        "import",
+        "--format",
+        "triples",
+        p(&bad),
+        "--out",
+        p(&dir.path().join("kg2")),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv:3: field `property`"), "{err}");
+    assert!(
+        !dir.path().join("kg2").exists(),
+        "no partial KG is left behind"
+    );
+    let out = ok(&[
+        "kg",
+        "import",
+        "--format",
+        "triples",
+        p(&bad),
+        "--skip-invalid",
+        "--out",
+        p(&dir.path().join("kg3")),
+    ]);
+    assert!(out.contains("1 invalid lines skipped"), "{out}");
+}
+
+#[test]
+fn label_writes_a_corpus_and_explains_it() {
+    let (dir, _, docs, index) = small_index(400, 2);
+    let corpus = dir.path().join("corpus");
+    let out = ok(&[
+        "label",
+        "--index",
+        p(&index),
+        "--docs",
+        p(&docs),
+        "--out",
+        p(&corpus),
+        "--format",
+        "conll",
+    ]);
+    assert!(out.contains("labeled 400 of 400 documents"), "{out}");
+    for file in [
+        "train.jsonl",
+        "dev.jsonl",
+        "test.jsonl",
+        "train.conll",
+        "report.jsonl",
+        "skipped.jsonl",
+        "manifest.json",
+    ] {
+        assert!(corpus.join(file).exists(), "{file}");
+    }
+    assert!(
+        !corpus.join(".shards").exists(),
+        "shards are gathered and removed"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["config"]["k"], 5);
+    assert_eq!(manifest["stats"]["labeled"], 400);
+    let first_id = std::fs::read_to_string(&docs)
+        .unwrap()
+        .lines()
+        .next()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        });
+    let explained = ok(&[
+        "label",
+        "explain",
+        "--corpus",
+        p(&corpus),
+        &first_id.unwrap(),
+    ]);
+    assert!(explained.contains("k = 5"), "{explained}");
+    let missing = kanon(&["label", "explain", "--corpus", p(&corpus), "no-such-doc"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn label_reports_documents_whose_person_is_unknown() {
+    let (dir, _, _, index) = small_index(50, 4);
+    let docs = dir.path().join("odd.jsonl");
+    std::fs::write(
+        &docs,
+        "{\"id\":\"a\",\"person\":\"S0000001\",\"text\":\"Nothing to see.\"}\n\
+         {\"id\":\"b\",\"person\":\"nobody\",\"text\":\"Who?\"}\n\
+         {\"id\":\"c\",\"text\":\"No person field.\"}\n",
+    )
+    .unwrap();
+    let corpus = dir.path().join("corpus");
+    let out = ok(&[
+        "label",
+        "--index",
+        p(&index),
+        "--docs",
+        p(&docs),
+        "--out",
+        p(&corpus),
+    ]);
+    assert!(out.contains("labeled 1 of 3 documents"), "{out}");
+    let skipped = std::fs::read_to_string(corpus.join("skipped.jsonl")).unwrap();
+    assert!(
+        skipped.contains("\"b\"") && skipped.contains("not in the index"),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("\"c\"") && skipped.contains("no `person` field"),
+        "{skipped}"
+    );
+
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\": 3}\n").unwrap();
+    let out = kanon(&[
+        "label",
+        "--index",
+        p(&index),
+        "--docs",
+        p(&bad),
+        "--out",
+        p(&dir.path().join("c2")),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:2:"));
+}
+
+#[test]
+fn an_interrupted_label_run_resumes_from_its_finished_shards() {
+    let (dir, _, docs, index) = small_index(120, 9);
+    let corpus = dir.path().join("corpus");
+    let args = [
+        "label",
+        "--index",
+        p(&index),
+        "--docs",
+        p(&docs),
+        "--out",
+        p(&corpus),
+        "--shard-size",
+        "50",
+    ];
+    ok(&args);
+    let complete = std::fs::read_to_string(corpus.join("report.jsonl")).unwrap();
+
+    // Simulate a run killed after its first shard: re-create the shard directory as that run left it,
+    // with a marker in the finished shard, and check the rerun keeps it instead of redoing it.
+    std::fs::remove_dir_all(&corpus).unwrap();
+    let first_shard_docs: Vec<&str> = std::fs::read_to_string(&docs)
+        .unwrap()
+        .leak()
+        .lines()
+        .take(50)
+        .collect();
+    let params = run_params_of(&index, &docs, 50);
+    let shards = corpus.join(".shards");
+    std::fs::create_dir_all(&shards).unwrap();
+    std::fs::write(shards.join("params.json"), params).unwrap();
+    let marker_doc = serde_json::from_str::<serde_json::Value>(first_shard_docs[0]).unwrap();
+    let marker = serde_json::json!({
+        "document": null,
+        "report": null,
+        "skipped": {"id": marker_doc["id"], "line": 1, "reason": "MARKER from the earlier run"}
+    });
+    std::fs::write(shards.join("shard-000000.jsonl"), format!("{marker}\n")).unwrap();
+    ok(&args);
+    let skipped = std::fs::read_to_string(corpus.join("skipped.jsonl")).unwrap();
+    assert!(
+        skipped.contains("MARKER from the earlier run"),
+        "the finished shard was reused"
+    );
+    let resumed = std::fs::read_to_string(corpus.join("report.jsonl")).unwrap();
+    // The marker shard stands for the first 50 documents; the other 70 were labeled afresh.
+    assert_eq!(
+        resumed.lines().count(),
+        complete.lines().count() - 50,
+        "the other shards were labeled"
+    );
+    assert!(
+        complete.lines().skip(50).eq(resumed.lines()),
+        "and labeled as before"
+    );
+}
+
+/// The parameters a label run records beside its shards, as `kanon label` writes them.
+fn run_params_of(index: &Path, docs: &Path, shard_size: usize) -> String {
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(index.join("meta.json")).unwrap()).unwrap();
+    serde_json::json!({
+        "index": index.display().to_string(),
+        "index_terms": meta["terms"],
+        "index_people": meta["people"],
+        "docs": docs.display().to_string(),
+        "docs_bytes": std::fs::metadata(docs).unwrap().len(),
+        "config": {"k": 5, "max_arity": 3, "strategy": "greedy", "seed": 0},
+        "shard_size": shard_size,
+    })
+    .to_string()
+}
+
+#[test]
+fn imports_the_real_kg_sources_when_present() {
+    let sources = repo_root().join("../shared/data/kg-sources");
+    if !sources.join("pantheon.tsv").exists() {
+        eprintln!(
+            "skipped: ../shared/data/kg-sources is absent (real Pantheon and Google-RE data)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kg = dir.path().join("kg");
+    let gre = |f: &str| sources.join("google-re").join(f);
+    let out = ok(&[
+        "kg",
+        "import",
+        "--format",
+        "pantheon",
+        p(&sources.join("pantheon.tsv")),
+        "--format",
+        "google-re",
+        p(&gre("date_of_birth_test.jsonl")),
+        p(&gre("place_of_birth_test.jsonl")),
+        p(&gre("place_of_death_test.jsonl")),
+        "--out",
+        p(&kg),
+    ]);
+    assert!(out.contains("pantheon: 11341 people"), "{out}");
+    let index = dir.path().join("index");
+    ok(&["index", "build", "--kg", p(&kg), "--out", p(&index)]);
+    let stats = ok(&["index", "stats", "--index", p(&index)]);
+    let people: u64 = stats
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("people: ")
+        .parse()
+        .unwrap();
+    assert!(people > 15_000 && people < 16_900, "{stats}");
+    let query = ok(&[
+        "index",
+        "query",
+        "--index",
+        p(&index),
+        "Abraham Lincoln",
+        "Hodgenville",
+    ]);
+    assert!(query.ends_with("intersection: 1\n"), "{query}");
+}
