@@ -75,6 +75,10 @@ struct WordEntry {
     root_child: u32,
     /// The term ending at `root_child`, or `NO_TERM`.
     root_term: u32,
+    /// Whether `root_child` has children (a longer term goes on from it).
+    root_child_continues: bool,
+    /// Whether the word appears after the first word of some term: if not, no walk goes on with it.
+    continues_terms: bool,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -96,6 +100,8 @@ impl WordTable {
             word: EMPTY,
             root_child: ROOT,
             root_term: NO_TERM,
+            root_child_continues: false,
+            continues_terms: false,
         };
         WordTable {
             slots: vec![empty; size],
@@ -140,13 +146,15 @@ impl WordTable {
     }
 }
 
-/// 16 bytes: a transition `(node, word) → child` and the term ending at the child.
+/// A transition `(node, word) → child`, the term ending at the child, and whether the child has
+/// children of its own.
 #[derive(Debug, Clone, Copy)]
 struct Edge {
     node: u32,
     word: u32,
     child: u32,
     term: u32,
+    child_continues: bool,
 }
 
 /// Transitions below the root, open addressing as [`WordTable`].
@@ -157,8 +165,11 @@ struct EdgeTable {
     len: usize,
 }
 
+/// Mixes both halves of the key into the low bits (the table masks them): a plain multiplicative
+/// hash would leave the node out of the low bits and pile up every edge of a common word.
 fn edge_slot(node: u32, word: u32) -> usize {
-    (edge_key(node, word).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as usize
+    let h = edge_key(node, word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h ^ (h >> 29) ^ (h >> 47)) as usize
 }
 
 impl EdgeTable {
@@ -169,6 +180,7 @@ impl EdgeTable {
             word: 0,
             child: 0,
             term: NO_TERM,
+            child_continues: false,
         };
         EdgeTable {
             slots: vec![empty; size],
@@ -210,6 +222,8 @@ struct TextToken {
     word: u32,
     root_child: u32,
     root_term: u32,
+    root_child_continues: bool,
+    continues_terms: bool,
     key: u64,
     check: u32,
     start: u32,
@@ -269,6 +283,15 @@ impl Gazetteer {
         edges: impl Iterator<Item = (u32, u32, u32)>,
         terminal: Vec<u32>,
     ) -> Result<Self> {
+        let edges: Vec<(u32, u32, u32)> = edges.collect();
+        let mut has_children = vec![false; terminal.len()];
+        let mut continues_terms = vec![false; words.len()];
+        for &(node, word, _) in &edges {
+            has_children[node as usize] = true;
+            if node != ROOT && word != HARD {
+                continues_terms[word as usize] = true;
+            }
+        }
         let mut root_children = vec![ROOT; words.len()];
         let mut below: Vec<Edge> = Vec::new();
         for (node, word, child) in edges {
@@ -276,11 +299,13 @@ impl Gazetteer {
             if node == ROOT {
                 root_children[word as usize] = child;
             } else {
+                let child_continues = has_children[child as usize];
                 below.push(Edge {
                     node,
                     word,
                     child,
                     term,
+                    child_continues,
                 });
             }
         }
@@ -299,6 +324,8 @@ impl Gazetteer {
                 word: id as u32,
                 root_child,
                 root_term,
+                root_child_continues: root_child != ROOT && has_children[root_child as usize],
+                continues_terms: continues_terms[id],
             };
             if !lookup.insert(key, entry) {
                 return Err(Error::Automaton(format!(
@@ -337,6 +364,9 @@ impl Gazetteer {
                     word,
                     root_child: ROOT,
                     root_term: NO_TERM,
+                    root_child_continues: false,
+                    // A hard break goes on only with the (few) terms that contain one.
+                    continues_terms: word == HARD,
                     key,
                     check,
                     start,
@@ -348,6 +378,8 @@ impl Gazetteer {
                     token.word = entry.word;
                     token.root_child = entry.root_child;
                     token.root_term = entry.root_term;
+                    token.root_child_continues = entry.root_child_continues;
+                    token.continues_terms = entry.continues_terms;
                 }
             }
             let mut matches = Vec::new();
@@ -355,7 +387,12 @@ impl Gazetteer {
                 if first.root_child == ROOT {
                     continue;
                 }
-                let (mut node, mut term, mut j) = (first.root_child, first.root_term, i);
+                let (mut node, mut term, mut goes_on) = (
+                    first.root_child,
+                    first.root_term,
+                    first.root_child_continues,
+                );
+                let mut j = i;
                 loop {
                     if term != NO_TERM {
                         matches.push(TermMatch {
@@ -365,8 +402,16 @@ impl Gazetteer {
                         });
                     }
                     j += 1;
-                    match tokens.get(j).and_then(|t| self.edges.get(node, t.word)) {
-                        Some(edge) => (node, term) = (edge.child, edge.term),
+                    // Most walks end here without touching the edge table: the node is a leaf, or
+                    // the next word continues no term at all.
+                    let next = match tokens.get(j) {
+                        Some(next) if goes_on && next.continues_terms => next,
+                        _ => break,
+                    };
+                    match self.edges.get(node, next.word) {
+                        Some(edge) => {
+                            (node, term, goes_on) = (edge.child, edge.term, edge.child_continues)
+                        }
                         None => break,
                     }
                 }
