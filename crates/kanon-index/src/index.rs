@@ -73,7 +73,7 @@ impl Index {
                 ),
             ));
         }
-        let postings = read_postings(&dir.join(POSTINGS_FILE), meta.terms)?;
+        let postings = read_postings(&dir.join(POSTINGS_FILE), meta.terms, meta.people)?;
         let types_path = dir.join(TYPES_FILE);
         let types = std::fs::read(&types_path).map_err(|e| Error::io(&types_path, e))?;
         if types.len() as u64 != meta.terms
@@ -302,7 +302,7 @@ impl Automaton for LevenshteinDfa {
 }
 
 /// Reads `postings.bin` into memory: every bitmap decoded once, never per query.
-fn read_postings(path: &Path, expected_terms: u64) -> Result<PostingStore> {
+fn read_postings(path: &Path, expected_terms: u64, people: u64) -> Result<PostingStore> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let corrupt = |what: &str| Error::format(path, format!("corrupt postings file: {what}"));
     if bytes.len() < 16 || &bytes[..8] != POSTINGS_MAGIC {
@@ -321,7 +321,8 @@ fn read_postings(path: &Path, expected_terms: u64) -> Result<PostingStore> {
             "{count} terms, but meta.json says {expected_terms}"
         )));
     }
-    let mut store = PostingStore::with_capacity(count as usize);
+    let universe = u32::try_from(people).map_err(|_| corrupt("more people than 32-bit ids"))?;
+    let mut store = PostingStore::new(universe, count as usize);
     let mut sorted = Vec::new();
     for i in 0..count as usize {
         let start = read_u64(16 + 8 * i).ok_or_else(|| corrupt("truncated offsets"))? as usize;
@@ -332,6 +333,11 @@ fn read_postings(path: &Path, expected_terms: u64) -> Result<PostingStore> {
             .ok_or_else(|| corrupt(&format!("term {i} out of bounds")))?;
         let bitmap = RoaringBitmap::deserialize_from(slice)
             .map_err(|e| corrupt(&format!("term {i}: {e}")))?;
+        if bitmap.max().is_some_and(|p| p >= universe) {
+            return Err(corrupt(&format!(
+                "term {i} names a person beyond the {people} of the index"
+            )));
+        }
         if bitmap.len() as usize <= crate::postings::SMALL_LIST_MAX {
             sorted.clear();
             sorted.extend(bitmap.iter());

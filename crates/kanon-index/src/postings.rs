@@ -1,17 +1,65 @@
-//! Posting lists of people, kept in memory once loaded: short lists as sorted `u32` slices in one
-//! arena (most terms belong to a handful of people), long ones as roaring bitmaps. Intersections
-//! walk the shortest list and probe the others, or intersect bitmaps when every list is long.
+//! Posting lists of people, kept in memory once loaded, each in the form that suits its length:
+//! short lists as sorted `u32` slices in one arena (most terms belong to a handful of people), long
+//! ones as roaring bitmaps, and the lists of very frequent terms (a country, a year: at least 1/16 of
+//! everyone) as dense bitsets, which at that density take no more memory than roaring and make
+//! membership a bit test and intersection a word-wise AND.
 
 use roaring::RoaringBitmap;
 
-/// Lists up to this length are kept as sorted slices; longer ones as roaring bitmaps.
+/// Lists up to this length are kept as sorted slices.
 pub const SMALL_LIST_MAX: usize = 1024;
+
+/// A list is dense once it holds at least this share (1/n) of the people.
+const DENSE_SHARE: u64 = 16;
+
+/// A set of people as one bit per person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DenseSet {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl DenseSet {
+    fn from_iter(universe: u32, people: impl IntoIterator<Item = u32>) -> Self {
+        let mut words = vec![0u64; (universe as usize).div_ceil(64)];
+        let mut len = 0;
+        for p in people {
+            if let Some(word) = words.get_mut((p / 64) as usize) {
+                *word |= 1 << (p % 64);
+                len += 1;
+            }
+        }
+        DenseSet { words, len }
+    }
+
+    #[inline]
+    pub fn contains(&self, person: u32) -> bool {
+        self.words
+            .get((person / 64) as usize)
+            .is_some_and(|w| w >> (person % 64) & 1 == 1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let bit = bits.trailing_zeros();
+                bits &= bits - 1;
+                Some(i as u32 * 64 + bit)
+            })
+        })
+    }
+}
 
 /// The people of one term.
 #[derive(Debug, Clone, Copy)]
 pub enum PostingList<'a> {
     Sorted(&'a [u32]),
     Bitmap(&'a RoaringBitmap),
+    Dense(&'a DenseSet),
 }
 
 impl PostingList<'_> {
@@ -19,6 +67,7 @@ impl PostingList<'_> {
         match self {
             PostingList::Sorted(ids) => ids.len() as u64,
             PostingList::Bitmap(bitmap) => bitmap.len(),
+            PostingList::Dense(set) => set.len,
         }
     }
 
@@ -26,10 +75,12 @@ impl PostingList<'_> {
         self.len() == 0
     }
 
+    #[inline]
     pub fn contains(&self, person: u32) -> bool {
         match self {
             PostingList::Sorted(ids) => ids.binary_search(&person).is_ok(),
             PostingList::Bitmap(bitmap) => bitmap.contains(person),
+            PostingList::Dense(set) => set.contains(person),
         }
     }
 
@@ -39,6 +90,9 @@ impl PostingList<'_> {
                 RoaringBitmap::from_sorted_iter(ids.iter().copied()).unwrap_or_default()
             }
             PostingList::Bitmap(bitmap) => (*bitmap).clone(),
+            PostingList::Dense(set) => {
+                RoaringBitmap::from_sorted_iter(set.iter()).unwrap_or_default()
+            }
         }
     }
 
@@ -46,57 +100,85 @@ impl PostingList<'_> {
         match self {
             PostingList::Sorted(ids) => Box::new(ids.iter().copied()),
             PostingList::Bitmap(bitmap) => Box::new(bitmap.iter()),
+            PostingList::Dense(set) => Box::new(set.iter()),
         }
     }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Entry {
+    /// `(offset, len)` in the arena.
+    Sorted(u64, u32),
+    Bitmap(u32),
+    Dense(u32),
 }
 
 /// All posting lists of an index, by term id.
 #[derive(Debug, Default)]
 pub struct PostingStore {
-    /// `(offset, len)` into `arena` for short lists; `len == u32::MAX` marks a bitmap whose index is
-    /// `offset` in `bitmaps`.
-    entries: Vec<(u64, u32)>,
+    /// The number of people (person ids are below it); 0 keeps every list sparse.
+    universe: u32,
+    entries: Vec<Entry>,
     arena: Vec<u32>,
     bitmaps: Vec<RoaringBitmap>,
+    dense: Vec<DenseSet>,
     total_postings: u64,
 }
 
-const BITMAP_MARK: u32 = u32::MAX;
-
 impl PostingStore {
-    pub fn with_capacity(terms: usize) -> Self {
+    /// A store for lists of people below `universe` (the number of people of the index).
+    pub fn new(universe: u32, terms: usize) -> Self {
         PostingStore {
+            universe,
             entries: Vec::with_capacity(terms),
             ..PostingStore::default()
         }
+    }
+
+    fn is_dense(&self, len: u64) -> bool {
+        self.universe > 0
+            && len as usize > SMALL_LIST_MAX
+            && len * DENSE_SHARE >= u64::from(self.universe)
     }
 
     /// Appends the list of the next term id; `people` sorted and without duplicates.
     pub fn push_sorted(&mut self, people: &[u32]) {
         debug_assert!(people.windows(2).all(|w| w[0] < w[1]));
         self.total_postings += people.len() as u64;
-        if people.len() <= SMALL_LIST_MAX {
-            self.entries
-                .push((self.arena.len() as u64, people.len() as u32));
+        let len = people.len() as u64;
+        let entry = if people.len() <= SMALL_LIST_MAX {
+            let entry = Entry::Sorted(self.arena.len() as u64, people.len() as u32);
             self.arena.extend_from_slice(people);
+            entry
+        } else if self.is_dense(len) {
+            self.dense
+                .push(DenseSet::from_iter(self.universe, people.iter().copied()));
+            Entry::Dense(self.dense.len() as u32 - 1)
         } else {
-            self.entries.push((self.bitmaps.len() as u64, BITMAP_MARK));
             self.bitmaps
                 .push(RoaringBitmap::from_sorted_iter(people.iter().copied()).unwrap_or_default());
-        }
+            Entry::Bitmap(self.bitmaps.len() as u32 - 1)
+        };
+        self.entries.push(entry);
     }
 
     /// Appends the list of the next term id from a bitmap.
     pub fn push_bitmap(&mut self, bitmap: RoaringBitmap) {
-        self.total_postings += bitmap.len();
-        if bitmap.len() as usize <= SMALL_LIST_MAX {
-            self.entries
-                .push((self.arena.len() as u64, bitmap.len() as u32));
+        let len = bitmap.len();
+        self.total_postings += len;
+        let entry = if len as usize <= SMALL_LIST_MAX {
+            let entry = Entry::Sorted(self.arena.len() as u64, len as u32);
             self.arena.extend(bitmap.iter());
+            entry
+        } else if self.is_dense(len) {
+            self.dense
+                .push(DenseSet::from_iter(self.universe, bitmap.iter()));
+            Entry::Dense(self.dense.len() as u32 - 1)
         } else {
-            self.entries.push((self.bitmaps.len() as u64, BITMAP_MARK));
             self.bitmaps.push(bitmap);
-        }
+            Entry::Bitmap(self.bitmaps.len() as u32 - 1)
+        };
+        self.entries.push(entry);
     }
 
     pub fn num_terms(&self) -> usize {
@@ -109,11 +191,12 @@ impl PostingStore {
     }
 
     pub fn get(&self, term: u32) -> Option<PostingList<'_>> {
-        let &(offset, len) = self.entries.get(term as usize)?;
-        Some(if len == BITMAP_MARK {
-            PostingList::Bitmap(&self.bitmaps[offset as usize])
-        } else {
-            PostingList::Sorted(&self.arena[offset as usize..offset as usize + len as usize])
+        Some(match *self.entries.get(term as usize)? {
+            Entry::Sorted(offset, len) => {
+                PostingList::Sorted(&self.arena[offset as usize..offset as usize + len as usize])
+            }
+            Entry::Bitmap(i) => PostingList::Bitmap(&self.bitmaps[i as usize]),
+            Entry::Dense(i) => PostingList::Dense(&self.dense[i as usize]),
         })
     }
 
@@ -141,15 +224,30 @@ impl PostingStore {
         for list in &lists[1..] {
             match list {
                 PostingList::Bitmap(bitmap) => result &= *bitmap,
-                PostingList::Sorted(_) => result.retain(|p| list.contains(p)),
+                _ => result.retain(|p| list.contains(p)),
             }
         }
         result
     }
 }
 
-/// Intersection size of several lists, capped. Walks the shortest list when it is short; intersects
-/// bitmaps when all are long.
+/// Counts the people of `candidates` that every one of `others` contains, no further than `cap`.
+fn probe(candidates: impl Iterator<Item = u32>, others: &[PostingList<'_>], cap: u64) -> u64 {
+    let mut count = 0;
+    for p in candidates {
+        if others.iter().all(|l| l.contains(p)) {
+            count += 1;
+            if count >= cap {
+                break;
+            }
+        }
+    }
+    count
+}
+
+/// Intersection size of several lists, capped. Sorted by length, the shortest list leads: short
+/// lists are merged or probed into the others, roaring bitmaps intersected with roaring's own
+/// operations, dense sets AND-ed word by word.
 pub fn intersection_count(lists: &mut [PostingList<'_>], cap: u64) -> u64 {
     match lists.len() {
         0 => return 0,
@@ -158,61 +256,81 @@ pub fn intersection_count(lists: &mut [PostingList<'_>], cap: u64) -> u64 {
     }
     lists.sort_unstable_by_key(PostingList::len);
     let (first, rest) = lists.split_first().expect("at least two lists");
-    match first {
-        PostingList::Sorted(ids) if matches!(rest[0], PostingList::Sorted(_)) => {
-            // Two short lists: merge them, then probe the others with the (few) survivors.
-            let PostingList::Sorted(second) = rest[0] else {
-                unreachable!("matched above")
-            };
-            let mut count = 0;
-            let (mut i, mut j) = (0, 0);
-            while i < ids.len() && j < second.len() {
-                match ids[i].cmp(&second[j]) {
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                    std::cmp::Ordering::Equal => {
-                        if rest[1..].iter().all(|l| l.contains(ids[i])) {
-                            count += 1;
-                            if count >= cap {
-                                break;
+    match *first {
+        PostingList::Sorted(ids) => match rest[0] {
+            PostingList::Sorted(second) => {
+                // Two short lists: merge them, then probe the others with the (few) survivors.
+                let mut count = 0;
+                let (mut i, mut j) = (0, 0);
+                while i < ids.len() && j < second.len() {
+                    match ids[i].cmp(&second[j]) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            if rest[1..].iter().all(|l| l.contains(ids[i])) {
+                                count += 1;
+                                if count >= cap {
+                                    break;
+                                }
                             }
+                            i += 1;
+                            j += 1;
                         }
-                        i += 1;
-                        j += 1;
                     }
                 }
+                count
             }
-            count
-        }
-        PostingList::Sorted(ids) => {
-            let mut count = 0;
-            for &p in *ids {
-                if rest.iter().all(|l| l.contains(p)) {
-                    count += 1;
-                    if count >= cap {
-                        break;
-                    }
-                }
-            }
-            count
-        }
+            _ => probe(ids.iter().copied(), rest, cap),
+        },
         PostingList::Bitmap(first) => {
-            // Every list is a bitmap (sorted slices are shorter than any bitmap).
+            // The others are bitmaps or dense sets (lists are sorted by length).
             let bitmaps: Vec<&RoaringBitmap> = rest
                 .iter()
                 .filter_map(|l| match l {
                     PostingList::Bitmap(b) => Some(*b),
-                    PostingList::Sorted(_) => None,
+                    _ => None,
                 })
                 .collect();
-            if bitmaps.len() == 1 {
-                return first.intersection_len(bitmaps[0]).min(cap);
+            let dense: Vec<PostingList<'_>> = rest
+                .iter()
+                .filter(|l| matches!(l, PostingList::Dense(_)))
+                .copied()
+                .collect();
+            match (bitmaps.len(), dense.is_empty()) {
+                (0, _) => probe(first.iter(), &dense, cap),
+                (1, true) => first.intersection_len(bitmaps[0]).min(cap),
+                _ => {
+                    let mut acc = first & bitmaps[0];
+                    for b in &bitmaps[1..] {
+                        acc &= *b;
+                    }
+                    if dense.is_empty() {
+                        acc.len().min(cap)
+                    } else {
+                        probe(acc.iter(), &dense, cap)
+                    }
+                }
             }
-            let mut acc = *first & bitmaps[0];
-            for b in &bitmaps[1..bitmaps.len() - 1] {
-                acc &= *b;
+        }
+        PostingList::Dense(_) => {
+            // Every list is dense.
+            let sets: Vec<&DenseSet> = lists
+                .iter()
+                .filter_map(|l| match l {
+                    PostingList::Dense(s) => Some(*s),
+                    _ => None,
+                })
+                .collect();
+            let words = sets.iter().map(|s| s.words.len()).min().unwrap_or(0);
+            let mut count = 0u64;
+            for w in 0..words {
+                let and = sets.iter().fold(u64::MAX, |acc, s| acc & s.words[w]);
+                count += u64::from(and.count_ones());
+                if count >= cap {
+                    return cap;
+                }
             }
-            acc.intersection_len(bitmaps[bitmaps.len() - 1]).min(cap)
+            count
         }
     }
 }
@@ -226,25 +344,49 @@ mod tests {
         #[test]
         fn intersections_match_brute_force_sets(
             lists in proptest::collection::vec(proptest::collection::btree_set(0u32..5000, 0..2500), 1..5),
+            dense in proptest::collection::vec(0u32..5000, 0..4000),
+            universe_dense in proptest::bool::ANY,
             cap in 1u64..3000,
         ) {
-            let mut store = PostingStore::default();
-            for list in &lists {
-                store.push_sorted(&list.iter().copied().collect::<Vec<_>>());
+            // Sometimes a list dense enough for a bitset, over a small universe.
+            let mut lists = lists;
+            if universe_dense {
+                lists.push(dense.into_iter().collect());
             }
-            let ids: Vec<u32> = (0..lists.len() as u32).collect();
-            let mut expected: BTreeSet<u32> = lists[0].clone();
-            for list in &lists[1..] {
-                expected = expected.intersection(list).copied().collect();
-            }
-            proptest::prop_assert_eq!(store.intersection_count(&ids, u64::MAX), expected.len() as u64);
-            proptest::prop_assert_eq!(store.intersection_count(&ids, cap), (expected.len() as u64).min(cap));
-            let got: BTreeSet<u32> = store.intersection(&ids).iter().collect();
-            proptest::prop_assert_eq!(got, expected);
-            for (i, list) in lists.iter().enumerate() {
-                proptest::prop_assert_eq!(store.get(i as u32).unwrap().len(), list.len() as u64);
+            for universe in [0, 5000] {
+                let mut store = PostingStore::new(universe, lists.len());
+                for list in &lists {
+                    store.push_sorted(&list.iter().copied().collect::<Vec<_>>());
+                }
+                let ids: Vec<u32> = (0..lists.len() as u32).collect();
+                let mut expected: BTreeSet<u32> = lists[0].clone();
+                for list in &lists[1..] {
+                    expected = expected.intersection(list).copied().collect();
+                }
+                proptest::prop_assert_eq!(store.intersection_count(&ids, u64::MAX), expected.len() as u64);
+                proptest::prop_assert_eq!(store.intersection_count(&ids, cap), (expected.len() as u64).min(cap));
+                let got: BTreeSet<u32> = store.intersection(&ids).iter().collect();
+                proptest::prop_assert_eq!(got, expected);
+                for (i, list) in lists.iter().enumerate() {
+                    let stored = store.get(i as u32).unwrap();
+                    proptest::prop_assert_eq!(stored.len(), list.len() as u64);
+                    proptest::prop_assert_eq!(stored.iter().collect::<BTreeSet<u32>>(), list.clone());
+                }
             }
         }
+    }
+
+    #[test]
+    fn representation_follows_length() {
+        let mut store = PostingStore::new(100_000, 3);
+        store.push_sorted(&[1, 2, 3]);
+        store.push_sorted(&(0..5000).collect::<Vec<u32>>());
+        store.push_bitmap((0..50_000).step_by(2).collect());
+        assert!(matches!(store.get(0), Some(PostingList::Sorted(_))));
+        assert!(matches!(store.get(1), Some(PostingList::Bitmap(_))));
+        assert!(matches!(store.get(2), Some(PostingList::Dense(_))));
+        assert_eq!(store.intersection_count(&[1, 2], u64::MAX), 2500);
+        assert_eq!(store.num_postings(), 3 + 5000 + 25_000);
     }
 
     #[test]

@@ -670,3 +670,17 @@ fn merged_sources_with_documents_round_trip_through_a_kg_dir() {
         4
     );
 }
+
+#[test]
+fn wikidata_humans_without_a_name_in_the_language_are_counted_not_fatal() {
+    // No entity of the fixture has a Finnish label (nor a `mul` one on its humans).
+    let data = import_one(
+        Format::Wikidata,
+        fixture("wikidata_dump.json"),
+        &options("fi", false),
+    )
+    .unwrap();
+    assert!(data.people.is_empty());
+    assert_eq!(data.report.people_without_label, 3);
+    assert_eq!(data.report.skipped_invalid, 0);
+}

@@ -23,26 +23,30 @@ pub fn run(args: &KgImportArgs, out: &mut dyn Write) -> Result<()> {
         let inputs: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
         let data = import::import(format, &inputs, &options)
             .with_context(|| format!("importing {format} from {} input(s)", inputs.len()))?;
+        let report = &data.report;
+        let mut notes = String::new();
+        if report.skipped_invalid > 0 {
+            notes += &format!(", {} invalid lines skipped", report.skipped_invalid);
+        }
+        if report.unresolved_values > 0 {
+            notes += &format!(
+                ", {} values without a label dropped",
+                report.unresolved_values
+            );
+        }
+        if report.people_without_label > 0 {
+            notes += &format!(
+                ", {} people without a {:?} name skipped",
+                report.people_without_label, options.lang
+            );
+        }
         writeln!(
             out,
-            "{format}: {} people, {} facts, {} docs from {} file(s){}{}",
-            data.report.people,
-            data.report.facts,
-            data.report.docs,
+            "{format}: {} people, {} facts, {} docs from {} file(s){notes}",
+            report.people,
+            report.facts,
+            report.docs,
             inputs.len(),
-            if data.report.skipped_invalid > 0 {
-                format!(", {} invalid lines skipped", data.report.skipped_invalid)
-            } else {
-                String::new()
-            },
-            if data.report.unresolved_values > 0 {
-                format!(
-                    ", {} values without a label dropped",
-                    data.report.unresolved_values
-                )
-            } else {
-                String::new()
-            },
         )?;
         people_by_source.push(data.people);
         docs.extend(data.docs);

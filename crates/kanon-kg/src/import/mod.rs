@@ -103,6 +103,9 @@ pub struct SourceReport {
     pub skipped_invalid: usize,
     /// Facts dropped because their value could not be resolved (e.g. an item without a label).
     pub unresolved_values: usize,
+    /// People dropped because they have no name in the chosen language (Wikidata).
+    #[serde(default)]
+    pub people_without_label: usize,
 }
 
 /// Imports several inputs of one format.

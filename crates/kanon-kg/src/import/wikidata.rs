@@ -162,6 +162,7 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     let lang = options.lang.as_str();
     let mut invalid = InvalidLines::new(options);
     let mut humans: Vec<Human> = Vec::new();
+    let mut people_without_label = 0;
     let mut wanted: FxHashSet<String> = FxHashSet::default();
     for path in inputs {
         for_each_entity_line(path, |line_no, line| {
@@ -174,13 +175,11 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             if entity.kind != "item" || !is_human(&entity) {
                 return Ok(());
             }
+            // Many real humans have no label in a given language: not a malformed line, just a
+            // person this KG cannot name (and so cannot match in text). Counted, not fatal.
             let Some(label) = pick(&entity.labels, lang) else {
-                return invalid.handle(Error::invalid(
-                    path,
-                    line_no,
-                    "labels",
-                    format!("human {} has no {lang:?} label", entity.id),
-                ));
+                people_without_label += 1;
+                return Ok(());
             };
             let mut person = Person::new(entity.id.clone(), label);
             person.aliases = pick_aliases(&entity.aliases, lang);
@@ -268,6 +267,7 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     };
     data.report.skipped_invalid = invalid.count;
     data.report.unresolved_values = unresolved;
+    data.report.people_without_label = people_without_label;
     Ok(data)
 }
 
