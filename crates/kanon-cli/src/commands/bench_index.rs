@@ -5,10 +5,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Result, ensure};
 use kanon_index::Index;
 use kanon_kg::synth::{SynthConfig, synthesize};
 use kanon_kg::{TermGenerator, Vocabulary, Whitelist};
@@ -18,8 +17,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::bench_setup::{WorkDir, build_index_in_child};
 use crate::cli::BenchIndexArgs;
-use crate::resources::{gib, peak_rss_children, peak_rss_self};
+use crate::resources::{gib, peak_rss_self};
 
 #[derive(Debug, Serialize)]
 struct Figures {
@@ -45,17 +45,9 @@ struct Figures {
 }
 
 pub fn run(args: &BenchIndexArgs, out: &mut dyn Write) -> Result<()> {
-    let temp;
-    let work = match &args.work_dir {
-        Some(dir) => dir.clone(),
-        None => {
-            temp = tempfile::tempdir()?;
-            temp.path().to_owned()
-        }
-    };
-    std::fs::create_dir_all(&work)?;
-    let kg_dir = work.join(format!("kg-{}-{}", args.people, args.seed));
-    let index_dir = work.join(format!("index-{}-{}", args.people, args.seed));
+    let work = WorkDir::new(args.work_dir.as_deref())?;
+    let kg_dir = work.kg_dir(args.people, args.seed);
+    let index_dir = work.index_dir(args.people, args.seed);
     let threads = rayon::current_num_threads();
 
     // 1. The population (and biographies for a sample of it), written as a KG directory.
@@ -93,20 +85,7 @@ pub fn run(args: &BenchIndexArgs, out: &mut dyn Write) -> Result<()> {
     drop(kg);
 
     // 2. Build in a child process: its own wall time and peak memory, as a user would see them.
-    let exe = std::env::current_exe()?;
-    let started = Instant::now();
-    let status = Command::new(&exe)
-        .args(["--threads", &threads.to_string(), "index", "build", "--kg"])
-        .arg(&kg_dir)
-        .arg("--out")
-        .arg(&index_dir)
-        .status()
-        .context("running kanon index build")?;
-    let build_seconds = started.elapsed().as_secs_f64();
-    if !status.success() {
-        bail!("kanon index build failed: {status}");
-    }
-    let build_peak_rss_bytes = peak_rss_children().unwrap_or(0);
+    let (build_seconds, build_peak_rss_bytes) = build_index_in_child(&kg_dir, &index_dir)?;
 
     // 3. Intersections.
     let started = Instant::now();

@@ -19,6 +19,7 @@ use kanon_label::{LabelerConfig, Strategy, decide, document_rng};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::bench_setup::{WorkDir, build_index_in_child};
 use crate::cli::BenchLabelArgs;
 use crate::resources::{gib, peak_rss_children};
 
@@ -101,20 +102,12 @@ fn compare(index: &Index, docs: &[Document], config: &LabelerConfig) -> Result<C
 }
 
 pub fn run(args: &BenchLabelArgs, out: &mut dyn Write) -> Result<()> {
-    let temp;
-    let work = match &args.work_dir {
-        Some(dir) => dir.clone(),
-        None => {
-            temp = tempfile::tempdir()?;
-            temp.path().to_owned()
-        }
-    };
-    std::fs::create_dir_all(&work)?;
+    let work = WorkDir::new(args.work_dir.as_deref())?;
     let threads = rayon::current_num_threads();
     let exe = std::env::current_exe()?;
-    let kg_dir = work.join(format!("kg-{}-{}", args.people, args.seed));
-    let index_dir = work.join(format!("index-{}-{}", args.people, args.seed));
-    let docs_path = work.join(format!(
+    let kg_dir = work.kg_dir(args.people, args.seed);
+    let index_dir = work.index_dir(args.people, args.seed);
+    let docs_path = work.path.join(format!(
         "docs-{}-{}-{}.jsonl",
         args.people, args.seed, args.docs
     ));
@@ -137,16 +130,7 @@ pub fn run(args: &BenchLabelArgs, out: &mut dyn Write) -> Result<()> {
     let reusable = Index::open(&index_dir).is_ok_and(|i| i.num_people() as usize == args.people);
     if !reusable {
         kanon_kg::store::write_kg_dir(&kg_dir, &kg, &[], vec![], Default::default())?;
-        let status = Command::new(&exe)
-            .args(["index", "build", "--kg"])
-            .arg(&kg_dir)
-            .arg("--out")
-            .arg(&index_dir)
-            .status()
-            .context("running kanon index build")?;
-        if !status.success() {
-            bail!("kanon index build failed: {status}");
-        }
+        build_index_in_child(&kg_dir, &index_dir)?;
     }
     drop(kg);
     writeln!(
@@ -157,7 +141,7 @@ pub fn run(args: &BenchLabelArgs, out: &mut dyn Write) -> Result<()> {
     )?;
 
     // End to end, as a user runs it.
-    let corpus_dir = work.join("corpus");
+    let corpus_dir = work.path.join("corpus");
     let _ = std::fs::remove_dir_all(&corpus_dir);
     let started = Instant::now();
     let status = Command::new(&exe)

@@ -8,6 +8,7 @@ use crate::cli::{BenchCommand, Cli, Command, IndexCommand, KgCommand, LabelComma
 
 mod bench_index;
 mod bench_label;
+mod bench_setup;
 mod index_build;
 mod index_lookup;
 mod index_match;

@@ -1,0 +1,58 @@
+//! What the benchmarks share: a working directory and the synthetic KG and index inside it, built by
+//! `kanon index build` as a child process so that its time and peak memory are a user's.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::resources::peak_rss_children;
+
+/// The benchmark's working directory: the one given, or a temporary one removed on drop.
+#[derive(Debug)]
+pub struct WorkDir {
+    _temp: Option<tempfile::TempDir>,
+    pub path: PathBuf,
+}
+
+impl WorkDir {
+    pub fn new(given: Option<&Path>) -> Result<WorkDir> {
+        let (temp, path) = match given {
+            Some(dir) => (None, dir.to_owned()),
+            None => {
+                let temp = tempfile::tempdir()?;
+                let path = temp.path().to_owned();
+                (Some(temp), path)
+            }
+        };
+        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(WorkDir { _temp: temp, path })
+    }
+
+    pub fn kg_dir(&self, people: usize, seed: u64) -> PathBuf {
+        self.path.join(format!("kg-{people}-{seed}"))
+    }
+
+    pub fn index_dir(&self, people: usize, seed: u64) -> PathBuf {
+        self.path.join(format!("index-{people}-{seed}"))
+    }
+}
+
+/// Runs `kanon index build` on `kg_dir`; returns its wall time in seconds and its peak RSS in bytes.
+pub fn build_index_in_child(kg_dir: &Path, index_dir: &Path) -> Result<(f64, u64)> {
+    let threads = rayon::current_num_threads();
+    let started = Instant::now();
+    let status = Command::new(std::env::current_exe()?)
+        .args(["--threads", &threads.to_string(), "index", "build", "--kg"])
+        .arg(kg_dir)
+        .arg("--out")
+        .arg(index_dir)
+        .status()
+        .context("running kanon index build")?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !status.success() {
+        bail!("kanon index build failed: {status}");
+    }
+    Ok((seconds, peak_rss_children().unwrap_or(0)))
+}
