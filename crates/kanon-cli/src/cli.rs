@@ -24,6 +24,9 @@ pub enum Command {
     /// Distant supervision: decide which KG terms of each document to mask for k-anonymity and write a
     /// labeled corpus with a risk report per document.
     Label(LabelArgs),
+    /// Evaluation against gold annotations.
+    #[command(subcommand)]
+    Eval(EvalCommand),
     /// Benchmarks that report figures and check their own results.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -200,6 +203,25 @@ pub struct LabelExplainArgs {
     pub corpus: PathBuf,
     /// The document id.
     pub id: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Span precision/recall/F1 (exact and partial), character-level scores, and recall on DIRECT and
+    /// QUASI identifiers.
+    Spans(EvalSpansArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalSpansArgs {
+    /// TAB-schema JSON (DIRECT and QUASI mentions are the spans to mask) or `{doc_id: [[s, e], …]}`.
+    #[arg(long)]
+    pub gold: PathBuf,
+    /// JSONL `{"id", "spans": [{"start", "end", …}]}` (kanon detect, a kanon corpus) or `{doc_id: [[s, e], …]}`.
+    #[arg(long)]
+    pub pred: PathBuf,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

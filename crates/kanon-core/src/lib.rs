@@ -14,6 +14,7 @@ pub mod entity;
 pub mod error;
 pub mod io;
 pub mod progress;
+pub mod tab;
 pub mod text;
 
 pub use document::{Document, Span};

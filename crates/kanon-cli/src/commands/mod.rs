@@ -4,11 +4,12 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::cli::{BenchCommand, Cli, Command, IndexCommand, KgCommand, LabelCommand};
+use crate::cli::{BenchCommand, Cli, Command, EvalCommand, IndexCommand, KgCommand, LabelCommand};
 
 mod bench_index;
 mod bench_label;
 mod bench_setup;
+mod eval_spans;
 mod index_build;
 mod index_lookup;
 mod index_match;
@@ -40,6 +41,7 @@ pub fn run(cli: Cli) -> Result<()> {
             Some(LabelCommand::Explain(explain)) => label_explain::run(explain, &mut out),
             None => label::run(&args.run, &mut out),
         },
+        Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
         Command::Quickstart(args) => quickstart::run(&args, &mut out),

@@ -1,0 +1,153 @@
+//! The Text Anonymization Benchmark (TAB) document schema: a JSON array of documents, each with its
+//! text and, per annotator, the entity mentions (character offsets) with their identifier type.
+//! The spans to mask are the DIRECT and QUASI mentions.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::entity::EntityType;
+use crate::error::{Error, Result};
+use crate::{Document, Span};
+
+/// Whether a mention identifies the person directly, in combination with others, or not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum IdentifierType {
+    Direct,
+    Quasi,
+    NoMask,
+}
+
+impl IdentifierType {
+    /// DIRECT and QUASI mentions are the ones to mask.
+    pub fn to_mask(self) -> bool {
+        matches!(self, IdentifierType::Direct | IdentifierType::Quasi)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabMention {
+    pub entity_type: EntityType,
+    pub start_offset: usize,
+    pub end_offset: usize,
+    #[serde(default)]
+    pub span_text: String,
+    pub identifier_type: IdentifierType,
+    /// Mentions of one entity share it.
+    #[serde(default)]
+    pub entity_id: Option<String>,
+    #[serde(default)]
+    pub entity_mention_id: Option<String>,
+}
+
+impl TabMention {
+    pub fn span(&self) -> Span {
+        Span::new(self.start_offset, self.end_offset)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabAnnotation {
+    #[serde(default)]
+    pub entity_mentions: Vec<TabMention>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabDocument {
+    pub doc_id: String,
+    pub text: String,
+    /// Annotator name → that annotator's mentions.
+    #[serde(default)]
+    pub annotations: BTreeMap<String, TabAnnotation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_type: Option<String>,
+}
+
+impl TabDocument {
+    /// The document as kanon's plain `Document` (no person, split from `dataset_type`).
+    pub fn to_document(&self) -> Document {
+        Document {
+            id: self.doc_id.clone(),
+            person: None,
+            text: self.text.clone(),
+            split: self.dataset_type.clone(),
+        }
+    }
+}
+
+/// Reads a TAB-schema JSON file, checking every mention's offsets against its text.
+pub fn read_tab(path: &Path) -> Result<Vec<TabDocument>> {
+    let reader = crate::io::open(path)?;
+    let docs: Vec<TabDocument> = serde_json::from_reader(reader)
+        .map_err(|e| Error::parse(path, e.line() as u64, format!("TAB schema: {e}")))?;
+    for doc in &docs {
+        let chars = doc.text.chars().count();
+        for (annotator, annotation) in &doc.annotations {
+            for (i, m) in annotation.entity_mentions.iter().enumerate() {
+                if m.start_offset >= m.end_offset || m.end_offset > chars {
+                    return Err(Error::parse(
+                        path,
+                        0,
+                        format!(
+                            "document {:?}, {annotator} mention {i}: field `start_offset`/`end_offset` = {}..{} is not a span of its {chars}-character text",
+                            doc.doc_id, m.start_offset, m.end_offset
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(docs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = r#"[{"doc_id": "d1", "text": "Zoë Ølund was born in 1990.", "dataset_type": "test",
+        "annotations": {"annotator1": {"entity_mentions": [
+          {"entity_type": "PERSON", "entity_mention_id": "m1", "start_offset": 0, "end_offset": 9,
+           "span_text": "Zoë Ølund", "identifier_type": "DIRECT", "entity_id": "e1", "edit_type": "check"},
+          {"entity_type": "DATETIME", "start_offset": 22, "end_offset": 26, "span_text": "1990",
+           "identifier_type": "QUASI", "entity_id": "e2"},
+          {"entity_type": "MISC", "start_offset": 10, "end_offset": 13, "identifier_type": "NO_MASK"}]}}}]"#;
+
+    #[test]
+    fn reads_mentions_with_char_offsets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tab.json");
+        std::fs::write(&path, DOC).unwrap();
+        let docs = read_tab(&path).unwrap();
+        let mentions = &docs[0].annotations["annotator1"].entity_mentions;
+        assert_eq!(mentions.len(), 3);
+        assert_eq!(mentions[0].span().slice(&docs[0].text), Some("Zoë Ølund"));
+        assert!(mentions[1].identifier_type.to_mask() && !mentions[2].identifier_type.to_mask());
+        assert_eq!(docs[0].to_document().split.as_deref(), Some("test"));
+    }
+
+    #[test]
+    fn out_of_range_offsets_name_the_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tab.json");
+        std::fs::write(
+            &path,
+            DOC.replace("\"end_offset\": 26", "\"end_offset\": 99"),
+        )
+        .unwrap();
+        let err = read_tab(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("document \"d1\"") && err.contains("22..99"),
+            "{err}"
+        );
+        std::fs::write(&path, "[{\"doc_id\": 1}]").unwrap();
+        let err = read_tab(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("tab.json:1:") && err.contains("TAB schema"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,27 @@
+//! Evaluation of what kanon detects against gold annotations.
+//!
+//! ```
+//! use kanon_core::Span;
+//! use kanon_eval::{GoldDocument, GoldMention, evaluate_spans};
+//!
+//! let gold = vec![GoldDocument {
+//!     id: "d1".into(),
+//!     text: "Lilian Albano was born in Vienna.".into(),
+//!     annotators: vec![vec![
+//!         GoldMention { span: Span::new(0, 13), identifier: None, entity: None },
+//!         GoldMention { span: Span::new(26, 32), identifier: None, entity: None },
+//!     ]],
+//! }];
+//! let predicted = [("d1".to_owned(), vec![Span::new(0, 6), Span::new(26, 32)])].into_iter().collect();
+//! let report = evaluate_spans(&gold, &predicted);
+//! assert_eq!(report.exact.recall, 0.5);
+//! assert_eq!(report.partial.recall, 1.0);
+//! ```
+
+pub mod error;
+pub mod io;
+pub mod spans;
+
+pub use error::{Error, Result};
+pub use io::{read_gold, read_predictions};
+pub use spans::{GoldDocument, GoldMention, PrecisionRecall, SpanReport, evaluate_spans};

@@ -1,0 +1,316 @@
+//! Span-level evaluation of a detector.
+//!
+//! - **exact**: a predicted span is right when a gold span has the same offsets; a gold span is found
+//!   when a predicted span has its offsets;
+//! - **partial**: the same with "overlaps" instead of "has the same offsets";
+//! - **characters**: recall is the share of gold characters inside predicted spans, precision the share
+//!   of predicted characters inside gold spans;
+//! - **by identifier type** (when the gold has one): recall of DIRECT and QUASI mentions, and TAB's
+//!   entity-level recall, where an entity counts as protected only when every one of its mentions is
+//!   entirely inside predicted spans.
+//!
+//! With several annotators, each annotator's mentions are a gold set of their own and the counts add
+//! up over all (document, annotator) pairs.
+
+use std::collections::BTreeMap;
+
+use kanon_core::Span;
+use kanon_core::tab::IdentifierType;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// A mention to mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoldMention {
+    pub span: Span,
+    pub identifier: Option<IdentifierType>,
+    /// Mentions of one entity share it.
+    pub entity: Option<String>,
+}
+
+/// A document with each annotator's mentions to mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoldDocument {
+    pub id: String,
+    pub text: String,
+    pub annotators: Vec<Vec<GoldMention>>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PrecisionRecall {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+impl PrecisionRecall {
+    fn new(right: usize, predicted: usize, found: usize, gold: usize) -> Self {
+        let precision = ratio(right, predicted);
+        let recall = ratio(found, gold);
+        let f1 = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
+        PrecisionRecall {
+            precision,
+            recall,
+            f1,
+        }
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+/// Recall on the mentions of one identifier type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct IdentifierRecall {
+    pub mentions: usize,
+    pub exact: f64,
+    pub partial: f64,
+    pub entities: usize,
+    /// TAB: share of entities all of whose mentions are entirely masked.
+    pub entity_level: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SpanReport {
+    pub documents: usize,
+    /// Gold documents with no prediction at all (counted as predicting nothing).
+    pub documents_without_prediction: usize,
+    /// Predictions for documents that are not in the gold (ignored).
+    pub unknown_documents: usize,
+    pub gold_mentions: usize,
+    pub predicted_spans: usize,
+    pub exact: PrecisionRecall,
+    pub partial: PrecisionRecall,
+    pub char_precision: f64,
+    pub char_recall: f64,
+    pub by_identifier: BTreeMap<String, IdentifierRecall>,
+}
+
+#[derive(Default)]
+struct IdentifierCounts {
+    mentions: usize,
+    exact: usize,
+    partial: usize,
+    entities: usize,
+    protected: usize,
+}
+
+/// Evaluates predicted spans (by document id) against the gold.
+pub fn evaluate_spans(
+    gold: &[GoldDocument],
+    predicted: &FxHashMap<String, Vec<Span>>,
+) -> SpanReport {
+    let mut report = SpanReport {
+        documents: gold.len(),
+        unknown_documents: predicted
+            .keys()
+            .filter(|id| !gold.iter().any(|g| &g.id == *id))
+            .count(),
+        ..SpanReport::default()
+    };
+    let (mut exact_right, mut partial_right, mut exact_found, mut partial_found) = (0, 0, 0, 0);
+    let (mut gold_chars, mut pred_chars, mut both_chars) = (0usize, 0usize, 0usize);
+    let mut by_identifier: BTreeMap<IdentifierType, IdentifierCounts> = BTreeMap::new();
+    for doc in gold {
+        let empty = Vec::new();
+        let mut spans = predicted.get(&doc.id).unwrap_or(&empty).clone();
+        if !predicted.contains_key(&doc.id) {
+            report.documents_without_prediction += 1;
+        }
+        spans.sort_unstable();
+        spans.dedup();
+        let length = doc.text.chars().count();
+        let covered = coverage(&spans, length);
+        for mentions in &doc.annotators {
+            let mut gold_spans: Vec<Span> = mentions.iter().map(|m| m.span).collect();
+            gold_spans.sort_unstable();
+            gold_spans.dedup();
+            report.gold_mentions += gold_spans.len();
+            report.predicted_spans += spans.len();
+            exact_right += spans
+                .iter()
+                .filter(|p| gold_spans.binary_search(p).is_ok())
+                .count();
+            partial_right += spans
+                .iter()
+                .filter(|p| gold_spans.iter().any(|g| g.overlaps(p)))
+                .count();
+            exact_found += gold_spans
+                .iter()
+                .filter(|g| spans.binary_search(g).is_ok())
+                .count();
+            partial_found += gold_spans
+                .iter()
+                .filter(|g| spans.iter().any(|p| p.overlaps(g)))
+                .count();
+
+            let gold_covered = coverage(&gold_spans, length);
+            gold_chars += gold_covered.iter().filter(|c| **c).count();
+            pred_chars += covered.iter().filter(|c| **c).count();
+            both_chars += gold_covered
+                .iter()
+                .zip(&covered)
+                .filter(|(g, p)| **g && **p)
+                .count();
+
+            let fully_masked = |s: &Span| (s.start..s.end.min(length)).all(|i| covered[i]);
+            // An entity is its id, or the mention alone when it has none.
+            let mut entities: BTreeMap<(IdentifierType, String), bool> = BTreeMap::new();
+            for (i, m) in mentions.iter().enumerate() {
+                let Some(identifier) = m.identifier else {
+                    continue;
+                };
+                let counts = by_identifier.entry(identifier).or_default();
+                counts.mentions += 1;
+                counts.exact += usize::from(spans.binary_search(&m.span).is_ok());
+                counts.partial += usize::from(spans.iter().any(|p| p.overlaps(&m.span)));
+                let key = m.entity.clone().unwrap_or_else(|| format!("#mention {i}"));
+                let entry = entities.entry((identifier, key)).or_insert(true);
+                *entry &= fully_masked(&m.span);
+            }
+            for ((identifier, _), protected) in entities {
+                let counts = by_identifier.entry(identifier).or_default();
+                counts.entities += 1;
+                counts.protected += usize::from(protected);
+            }
+        }
+    }
+    report.exact = PrecisionRecall::new(
+        exact_right,
+        report.predicted_spans,
+        exact_found,
+        report.gold_mentions,
+    );
+    report.partial = PrecisionRecall::new(
+        partial_right,
+        report.predicted_spans,
+        partial_found,
+        report.gold_mentions,
+    );
+    report.char_precision = ratio(both_chars, pred_chars);
+    report.char_recall = ratio(both_chars, gold_chars);
+    report.by_identifier = by_identifier
+        .into_iter()
+        .map(|(identifier, c)| {
+            let name = serde_json::to_value(identifier)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            (
+                name,
+                IdentifierRecall {
+                    mentions: c.mentions,
+                    exact: ratio(c.exact, c.mentions),
+                    partial: ratio(c.partial, c.mentions),
+                    entities: c.entities,
+                    entity_level: ratio(c.protected, c.entities),
+                },
+            )
+        })
+        .collect();
+    report
+}
+
+/// Which characters of a text of `length` characters the spans cover.
+fn coverage(spans: &[Span], length: usize) -> Vec<bool> {
+    let mut covered = vec![false; length];
+    for s in spans {
+        for c in covered.iter_mut().take(s.end.min(length)).skip(s.start) {
+            *c = true;
+        }
+    }
+    covered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mention(start: usize, end: usize, identifier: IdentifierType, entity: &str) -> GoldMention {
+        GoldMention {
+            span: Span::new(start, end),
+            identifier: Some(identifier),
+            entity: Some(entity.into()),
+        }
+    }
+
+    fn doc(mentions: Vec<GoldMention>) -> GoldDocument {
+        GoldDocument {
+            id: "d".into(),
+            text: "x".repeat(100),
+            annotators: vec![mentions],
+        }
+    }
+
+    fn predict(spans: &[(usize, usize)]) -> FxHashMap<String, Vec<Span>> {
+        [(
+            "d".to_owned(),
+            spans.iter().map(|&(s, e)| Span::new(s, e)).collect(),
+        )]
+        .into_iter()
+        .collect()
+    }
+
+    #[test]
+    fn exact_partial_and_character_scores() {
+        use IdentifierType::*;
+        // Gold: [0,10) DIRECT e1, [20,30) QUASI e2, [50,60) QUASI e1 (a second mention of e1).
+        let gold = vec![doc(vec![
+            mention(0, 10, Direct, "e1"),
+            mention(20, 30, Quasi, "e2"),
+            mention(50, 60, Quasi, "e1"),
+        ])];
+        // Predicted: exact [0,10), partial [25,35), spurious [80,90).
+        let report = evaluate_spans(&gold, &predict(&[(0, 10), (25, 35), (80, 90)]));
+        assert_eq!((report.gold_mentions, report.predicted_spans), (3, 3));
+        assert!((report.exact.precision - 1.0 / 3.0).abs() < 1e-9);
+        assert!((report.exact.recall - 1.0 / 3.0).abs() < 1e-9);
+        assert!((report.partial.precision - 2.0 / 3.0).abs() < 1e-9);
+        assert!((report.partial.recall - 2.0 / 3.0).abs() < 1e-9);
+        // Gold chars 30, predicted 30, both 10 + 5.
+        assert!((report.char_recall - 0.5).abs() < 1e-9);
+        assert!((report.char_precision - 0.5).abs() < 1e-9);
+        let direct = &report.by_identifier["DIRECT"];
+        assert_eq!(
+            (
+                direct.mentions,
+                direct.exact,
+                direct.entities,
+                direct.entity_level
+            ),
+            (1, 1.0, 1, 1.0)
+        );
+        let quasi = &report.by_identifier["QUASI"];
+        assert_eq!((quasi.mentions, quasi.partial, quasi.entities), (2, 0.5, 2));
+        // e2 is only half masked and e1's QUASI mention not at all: no QUASI entity is protected.
+        assert_eq!(quasi.entity_level, 0.0);
+    }
+
+    #[test]
+    fn the_gold_scores_perfectly_against_itself_and_nothing_scores_zero() {
+        use IdentifierType::*;
+        let gold = vec![doc(vec![
+            mention(0, 10, Direct, "e1"),
+            mention(20, 30, Quasi, "e2"),
+        ])];
+        let report = evaluate_spans(&gold, &predict(&[(0, 10), (20, 30)]));
+        assert_eq!(
+            report.exact,
+            PrecisionRecall {
+                precision: 1.0,
+                recall: 1.0,
+                f1: 1.0
+            }
+        );
+        assert_eq!((report.char_precision, report.char_recall), (1.0, 1.0));
+        let report = evaluate_spans(&gold, &FxHashMap::default());
+        assert_eq!(report.documents_without_prediction, 1);
+        assert_eq!(report.partial, PrecisionRecall::default());
+        assert_eq!(report.by_identifier["QUASI"].entity_level, 0.0);
+    }
+}
