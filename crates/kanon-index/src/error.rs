@@ -7,12 +7,6 @@ pub enum Error {
     Core(#[from] kanon_core::Error),
     #[error(transparent)]
     Kg(#[from] kanon_kg::Error),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
     #[error(
@@ -32,11 +26,9 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// An IO error naming its file (kept in kanon-core's variant, shared by every crate).
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Core(kanon_core::Error::io(path, source))
     }
 
     pub fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {

@@ -5,12 +5,6 @@ use std::path::PathBuf;
 pub enum Error {
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("{path}:{line}: field `{field}`: {message}")]
     Invalid {
         path: PathBuf,
@@ -27,11 +21,9 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// An IO error naming its file (kept in kanon-core's variant, shared by every crate).
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Core(kanon_core::Error::io(path, source))
     }
 
     pub fn invalid(

@@ -24,12 +24,6 @@ pub enum Error {
     Core(#[from] kanon_core::Error),
     #[error("unknown model {0:?} (known: {known})", known = names().join(", "))]
     UnknownModel(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("{path}: {message}")]
     Archive { path: PathBuf, message: String },
     #[error(
@@ -51,10 +45,7 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    }
+    move |source| Error::Core(kanon_core::Error::io(path, source))
 }
 
 /// Where a model's files are inside its wheel.
