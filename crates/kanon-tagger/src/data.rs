@@ -1,0 +1,207 @@
+//! The data path between character spans and word pieces: tokenisation with character offsets,
+//! span → BIO label alignment, windows for documents longer than the model's input, and the way back
+//! from (possibly overlapping) window predictions to character spans.
+
+use std::path::Path;
+
+use kanon_core::{EntityType, Span};
+use tokenizers::Tokenizer;
+
+use crate::error::{Error, Result};
+use crate::labels::{Label, LabelScheme};
+
+/// A tokenizer for tagging: `tokenizer.json` with its padding and truncation turned off (documents are
+/// windowed and batched by kanon, not cut at 128 tokens).
+#[derive(Debug, Clone)]
+pub struct TaggerTokenizer {
+    tokenizer: Tokenizer,
+    cls: u32,
+    sep: u32,
+    pad: u32,
+}
+
+/// A document's word pieces, without special tokens: ids and character offsets into the text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Tokenized {
+    pub ids: Vec<u32>,
+    pub offsets: Vec<Span>,
+}
+
+impl Tokenized {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+impl TaggerTokenizer {
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let tokenizer = Tokenizer::from_file(path).map_err(|e| Error::Tokenizer {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        Self::new(tokenizer)
+    }
+
+    pub fn new(mut tokenizer: Tokenizer) -> Result<Self> {
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| Error::Encode(e.to_string()))?;
+        let special = |token: &str| {
+            tokenizer
+                .token_to_id(token)
+                .ok_or_else(|| Error::MissingSpecialToken(token.to_owned()))
+        };
+        Ok(TaggerTokenizer {
+            cls: special("[CLS]")?,
+            sep: special("[SEP]")?,
+            pad: special("[PAD]")?,
+            tokenizer,
+        })
+    }
+
+    pub fn cls(&self) -> u32 {
+        self.cls
+    }
+
+    pub fn sep(&self) -> u32 {
+        self.sep
+    }
+
+    pub fn pad(&self) -> u32 {
+        self.pad
+    }
+
+    /// Word pieces of a text with character offsets (pieces that cover no character are dropped).
+    pub fn tokenize(&self, text: &str) -> Result<Tokenized> {
+        let encoding = self
+            .tokenizer
+            .encode_char_offsets(text, false)
+            .map_err(|e| Error::Encode(e.to_string()))?;
+        let mut out = Tokenized::default();
+        for (&id, &(start, end)) in encoding.get_ids().iter().zip(encoding.get_offsets()) {
+            if start < end {
+                out.ids.push(id);
+                out.offsets.push(Span::new(start, end));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// BIO label ids for word pieces: a piece overlapping a span is inside it; the first such piece
+/// begins it. Spans should not overlap (the earlier one wins a shared piece).
+pub fn align_labels(
+    offsets: &[Span],
+    spans: &[(Span, Option<EntityType>)],
+    scheme: LabelScheme,
+) -> Vec<u32> {
+    let mut sorted: Vec<&(Span, Option<EntityType>)> = spans.iter().collect();
+    sorted.sort_by_key(|(s, _)| (s.start, s.end));
+    let mut labels = vec![scheme.id(Label::Outside); offsets.len()];
+    let mut taken = vec![false; offsets.len()];
+    for (span, entity_type) in sorted {
+        let mut began = false;
+        for (i, piece) in offsets.iter().enumerate() {
+            if taken[i] || !piece.overlaps(span) {
+                continue;
+            }
+            let label = if began {
+                Label::Inside(*entity_type)
+            } else {
+                Label::Begin(*entity_type)
+            };
+            labels[i] = scheme.id(label);
+            taken[i] = true;
+            began = true;
+        }
+    }
+    labels
+}
+
+/// Character spans from word-piece labels: a `B` starts a span, `I`s of the same type continue it
+/// (an `I` after `O` or of another type starts one too). A span runs from its first piece's start to
+/// its last piece's end; its score is the mean of its pieces' scores.
+pub fn decode_spans(
+    offsets: &[Span],
+    labels: &[u32],
+    scores: &[f32],
+    scheme: LabelScheme,
+) -> Vec<(Span, Option<EntityType>, f32)> {
+    let mut out = Vec::new();
+    let mut current: Option<(Span, Option<EntityType>, f32, usize)> = None;
+    for (i, (&label, piece)) in labels.iter().zip(offsets).enumerate() {
+        let score = scores.get(i).copied().unwrap_or(1.0);
+        let continue_with = match scheme.label(label).unwrap_or(Label::Outside) {
+            Label::Outside => None,
+            Label::Begin(t) => Some((false, t)),
+            Label::Inside(t) => Some((true, t)),
+        };
+        match (continue_with, current.as_mut()) {
+            (Some((true, t)), Some((span, current_type, total, n))) if *current_type == t => {
+                span.end = piece.end;
+                *total += score;
+                *n += 1;
+            }
+            (Some((_, t)), _) => {
+                if let Some((span, ty, total, n)) = current.take() {
+                    out.push((span, ty, total / n as f32));
+                }
+                current = Some((*piece, t, score, 1));
+            }
+            (None, _) => {
+                if let Some((span, ty, total, n)) = current.take() {
+                    out.push((span, ty, total / n as f32));
+                }
+            }
+        }
+    }
+    if let Some((span, ty, total, n)) = current {
+        out.push((span, ty, total / n as f32));
+    }
+    out
+}
+
+/// Token ranges `[start, end)` of at most `max_tokens` pieces, consecutive windows sharing `overlap`
+/// pieces, covering all `n_tokens`.
+pub fn windows(n_tokens: usize, max_tokens: usize, overlap: usize) -> Vec<std::ops::Range<usize>> {
+    let max_tokens = max_tokens.max(1);
+    let step = max_tokens.saturating_sub(overlap).max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    loop {
+        let end = (start + max_tokens).min(n_tokens);
+        out.push(start..end);
+        if end >= n_tokens {
+            return out;
+        }
+        start += step;
+    }
+}
+
+/// One prediction per piece from overlapping windows: each piece takes the prediction of the window
+/// in which it lies furthest from an edge (where the model saw the most context on both sides).
+/// `predictions[w][i]` is window `w`'s `(label, score)` for its `i`-th piece.
+pub fn merge_windows(
+    n_tokens: usize,
+    windows: &[std::ops::Range<usize>],
+    predictions: &[Vec<(u32, f32)>],
+) -> Vec<(u32, f32)> {
+    let mut best: Vec<Option<(usize, (u32, f32))>> = vec![None; n_tokens];
+    for (window, predicted) in windows.iter().zip(predictions) {
+        for (offset, &prediction) in predicted.iter().enumerate().take(window.len()) {
+            let token = window.start + offset;
+            let context = offset.min(window.len() - 1 - offset);
+            if best[token].is_none_or(|(c, _)| context > c) {
+                best[token] = Some((context, prediction));
+            }
+        }
+    }
+    best.into_iter()
+        .map(|b| b.map_or((0, 0.0), |(_, p)| p))
+        .collect()
+}

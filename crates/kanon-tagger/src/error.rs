@@ -1,0 +1,16 @@
+use std::path::PathBuf;
+
+/// Errors of kanon-tagger.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Core(#[from] kanon_core::Error),
+    #[error("{path}: tokenizer: {message}")]
+    Tokenizer { path: PathBuf, message: String },
+    #[error("tokenizing: {0}")]
+    Encode(String),
+    #[error("the tokenizer has no {0:?} token")]
+    MissingSpecialToken(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
