@@ -43,7 +43,7 @@ impl LabelScheme {
             LabelScheme::Typed => Some(EntityType::ALL[(id - 1) / 2]),
             LabelScheme::Mask => None,
         };
-        Some(if (id - 1) % 2 == 0 {
+        Some(if (id - 1).is_multiple_of(2) {
             Label::Begin(entity_type)
         } else {
             Label::Inside(entity_type)
