@@ -11,6 +11,10 @@ pub enum Error {
     Encode(String),
     #[error("the tokenizer has no {0:?} token")]
     MissingSpecialToken(String),
+    #[error("{path}: model config: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error("{path}: weights: {message}")]
+    Weights { path: PathBuf, message: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

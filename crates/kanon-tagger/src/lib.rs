@@ -18,6 +18,8 @@
 pub mod data;
 pub mod error;
 pub mod labels;
+pub mod model;
+pub mod weights;
 
 pub use error::{Error, Result};
 pub use labels::{Label, LabelScheme};

@@ -1,0 +1,228 @@
+//! BERT as a token tagger, in burn: embeddings, encoder layers with padding masks, and a
+//! token-classification head. The layout follows Hugging Face's `BertForTokenClassification`, so a
+//! standard checkpoint's weights map onto it (see [`crate::weights`]).
+
+use std::path::Path;
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::attention::{MhaInput, MultiHeadAttention, MultiHeadAttentionConfig};
+use burn::nn::{
+    Dropout, DropoutConfig, Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear,
+    LinearConfig,
+};
+use burn::tensor::activation::gelu;
+use burn::tensor::{Bool, Device, Int, Tensor};
+use serde::Deserialize;
+
+use crate::error::Error;
+
+/// The shape of a BERT encoder and its tagging head.
+#[derive(Config, Debug, PartialEq)]
+pub struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    #[config(default = 512)]
+    pub max_position_embeddings: usize,
+    #[config(default = 2)]
+    pub type_vocab_size: usize,
+    /// BERT's own epsilon; burn's default (1e-5) would shift every hidden state.
+    #[config(default = 1e-12)]
+    pub layer_norm_eps: f64,
+    #[config(default = 0.1)]
+    pub hidden_dropout_prob: f64,
+    #[config(default = 3)]
+    pub num_labels: usize,
+}
+
+/// The fields of a Hugging Face `config.json` that kanon reads.
+#[derive(Deserialize)]
+struct HfConfig {
+    vocab_size: usize,
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    #[serde(default = "default_positions")]
+    max_position_embeddings: usize,
+    #[serde(default = "default_types")]
+    type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    layer_norm_eps: f64,
+    #[serde(default = "default_dropout")]
+    hidden_dropout_prob: f64,
+    #[serde(default)]
+    hidden_act: Option<String>,
+}
+
+fn default_positions() -> usize {
+    512
+}
+fn default_types() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+fn default_dropout() -> f64 {
+    0.1
+}
+
+impl BertConfig {
+    /// Reads a Hugging Face BERT `config.json`, with `num_labels` tagging labels.
+    pub fn from_hf_file(path: &Path, num_labels: usize) -> crate::Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| kanon_core::Error::io(path, e))?;
+        let hf: HfConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        if let Some(act) = hf.hidden_act.as_deref().filter(|a| *a != "gelu") {
+            return Err(Error::Config {
+                path: path.to_owned(),
+                message: format!(
+                    "hidden_act {act:?} is not supported (kanon's BERT uses the exact gelu)"
+                ),
+            });
+        }
+        if !hf.hidden_size.is_multiple_of(hf.num_attention_heads) {
+            return Err(Error::Config {
+                path: path.to_owned(),
+                message: "hidden_size is not a multiple of num_attention_heads".into(),
+            });
+        }
+        Ok(BertConfig {
+            vocab_size: hf.vocab_size,
+            hidden_size: hf.hidden_size,
+            num_hidden_layers: hf.num_hidden_layers,
+            num_attention_heads: hf.num_attention_heads,
+            intermediate_size: hf.intermediate_size,
+            max_position_embeddings: hf.max_position_embeddings,
+            type_vocab_size: hf.type_vocab_size,
+            layer_norm_eps: hf.layer_norm_eps,
+            hidden_dropout_prob: hf.hidden_dropout_prob,
+            num_labels,
+        })
+    }
+
+    pub fn init(&self, device: &Device) -> BertTagger {
+        let norm = || {
+            LayerNormConfig::new(self.hidden_size)
+                .with_epsilon(self.layer_norm_eps)
+                .init(device)
+        };
+        let dropout = || DropoutConfig::new(self.hidden_dropout_prob).init();
+        BertTagger {
+            embeddings: BertEmbeddings {
+                word_embeddings: EmbeddingConfig::new(self.vocab_size, self.hidden_size)
+                    .init(device),
+                position_embeddings: EmbeddingConfig::new(
+                    self.max_position_embeddings,
+                    self.hidden_size,
+                )
+                .init(device),
+                token_type_embeddings: EmbeddingConfig::new(self.type_vocab_size, self.hidden_size)
+                    .init(device),
+                layer_norm: norm(),
+                dropout: dropout(),
+            },
+            layers: (0..self.num_hidden_layers)
+                .map(|_| BertLayer {
+                    attention: MultiHeadAttentionConfig::new(
+                        self.hidden_size,
+                        self.num_attention_heads,
+                    )
+                    .with_dropout(0.0)
+                    .with_min_float(-1.0e9)
+                    .init(device),
+                    attention_norm: norm(),
+                    intermediate: LinearConfig::new(self.hidden_size, self.intermediate_size)
+                        .init(device),
+                    output: LinearConfig::new(self.intermediate_size, self.hidden_size)
+                        .init(device),
+                    output_norm: norm(),
+                    dropout: dropout(),
+                })
+                .collect(),
+            classifier: LinearConfig::new(self.hidden_size, self.num_labels).init(device),
+            dropout: dropout(),
+        }
+    }
+}
+
+#[derive(Module, Debug)]
+pub struct BertEmbeddings {
+    pub word_embeddings: Embedding,
+    pub position_embeddings: Embedding,
+    pub token_type_embeddings: Embedding,
+    pub layer_norm: LayerNorm,
+    pub dropout: Dropout,
+}
+
+#[derive(Module, Debug)]
+pub struct BertLayer {
+    pub attention: MultiHeadAttention,
+    pub attention_norm: LayerNorm,
+    pub intermediate: Linear,
+    pub output: Linear,
+    pub output_norm: LayerNorm,
+    pub dropout: Dropout,
+}
+
+impl BertLayer {
+    /// `[batch, seq, hidden]` → `[batch, seq, hidden]`; `padding` is `[batch, seq]`, true on padding.
+    pub fn forward(&self, hidden: Tensor<3>, padding: Tensor<2, Bool>) -> Tensor<3> {
+        let attended = self
+            .attention
+            .forward(MhaInput::self_attn(hidden.clone()).mask_pad(padding))
+            .context;
+        let hidden = self
+            .attention_norm
+            .forward(self.dropout.forward(attended) + hidden);
+        let intermediate = gelu(self.intermediate.forward(hidden.clone()));
+        let output = self.dropout.forward(self.output.forward(intermediate));
+        self.output_norm.forward(output + hidden)
+    }
+}
+
+/// BERT with a token-classification head.
+#[derive(Module, Debug)]
+pub struct BertTagger {
+    pub embeddings: BertEmbeddings,
+    pub layers: Vec<BertLayer>,
+    pub classifier: Linear,
+    pub dropout: Dropout,
+}
+
+impl BertTagger {
+    /// The encoder's last hidden states.
+    ///
+    /// - `input_ids`: `[batch, seq]` word-piece ids (`[CLS] … [SEP]`, then padding);
+    /// - `padding`: `[batch, seq]`, true on padding positions (masked out of attention);
+    /// - returns `[batch, seq, hidden]`.
+    pub fn encode(&self, input_ids: Tensor<2, Int>, padding: Tensor<2, Bool>) -> Tensor<3> {
+        let [batch, seq] = input_ids.dims();
+        let device = input_ids.device();
+        let positions = Tensor::<1, Int>::arange(0..seq as i64, &device)
+            .reshape([1, seq])
+            .repeat_dim(0, batch);
+        let token_types = Tensor::<2, Int>::zeros([batch, seq], &device);
+        let e = &self.embeddings;
+        let embedded = e.word_embeddings.forward(input_ids)
+            + e.position_embeddings.forward(positions)
+            + e.token_type_embeddings.forward(token_types);
+        let mut hidden = e.dropout.forward(e.layer_norm.forward(embedded));
+        for layer in &self.layers {
+            hidden = layer.forward(hidden, padding.clone());
+        }
+        hidden
+    }
+
+    /// Label logits: `[batch, seq]` ids and padding → `[batch, seq, num_labels]`.
+    pub fn forward(&self, input_ids: Tensor<2, Int>, padding: Tensor<2, Bool>) -> Tensor<3> {
+        let hidden = self.encode(input_ids, padding);
+        self.classifier.forward(self.dropout.forward(hidden))
+    }
+}

@@ -1,0 +1,96 @@
+//! Pretrained weights from a Hugging Face BERT checkpoint directory (`config.json`,
+//! `model.safetensors`, `tokenizer.json`), with an explicit map from its tensor names to kanon's.
+
+use std::path::Path;
+
+use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
+use burn::tensor::Device;
+
+use crate::error::{Error, Result};
+use crate::model::{BertConfig, BertTagger};
+
+/// Hugging Face name (regex) → kanon name. `PyTorchToBurnAdapter` then transposes linear weights
+/// and renames normalisation `weight`/`bias` to `gamma`/`beta`.
+pub const KEY_MAP: &[(&str, &str)] = &[
+    (r"^bert\.", ""),
+    (r"^embeddings\.LayerNorm\.", "embeddings.layer_norm."),
+    (
+        r"^encoder\.layer\.([0-9]+)\.attention\.self\.query\.",
+        "layers.$1.attention.query.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.attention\.self\.key\.",
+        "layers.$1.attention.key.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.attention\.self\.value\.",
+        "layers.$1.attention.value.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.attention\.output\.dense\.",
+        "layers.$1.attention.output.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.attention\.output\.LayerNorm\.",
+        "layers.$1.attention_norm.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.intermediate\.dense\.",
+        "layers.$1.intermediate.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.output\.dense\.",
+        "layers.$1.output.",
+    ),
+    (
+        r"^encoder\.layer\.([0-9]+)\.output\.LayerNorm\.",
+        "layers.$1.output_norm.",
+    ),
+];
+
+/// Loads a checkpoint directory's encoder into a new tagger with `num_labels` labels. The
+/// classifier stays freshly initialised unless the checkpoint has one (`classifier.*`). Missing
+/// encoder tensors or tensors of the wrong shape are an error naming them.
+pub fn load_pretrained(
+    dir: &Path,
+    num_labels: usize,
+    device: &Device,
+) -> Result<(BertConfig, BertTagger)> {
+    let config = BertConfig::from_hf_file(&dir.join("config.json"), num_labels)?;
+    let mut model = config.init(device);
+    let path = dir.join("model.safetensors");
+    if !path.is_file() {
+        return Err(Error::Weights {
+            path,
+            message: "missing (a BERT checkpoint directory holds config.json, model.safetensors and tokenizer.json)".into(),
+        });
+    }
+    let mut store = SafetensorsStore::from_file(&path)
+        .with_from_adapter(PyTorchToBurnAdapter)
+        .allow_partial(true);
+    for (from, to) in KEY_MAP {
+        store = store.with_key_remapping(*from, *to);
+    }
+    let result = model.load_from(&mut store).map_err(|e| Error::Weights {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    let missing: Vec<&str> = result
+        .missing
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !name.starts_with("classifier."))
+        .collect();
+    if !missing.is_empty() || !result.errors.is_empty() {
+        let errors: Vec<String> = result.errors.iter().map(|e| format!("{e:?}")).collect();
+        return Err(Error::Weights {
+            path,
+            message: format!(
+                "missing tensors: [{}]; errors: [{}]",
+                missing.join(", "),
+                errors.join("; ")
+            ),
+        });
+    }
+    Ok((config, model))
+}
