@@ -19,6 +19,7 @@ pub mod data;
 pub mod error;
 pub mod labels;
 pub mod model;
+pub mod training;
 pub mod weights;
 
 pub use error::{Error, Result};
