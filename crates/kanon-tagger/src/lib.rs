@@ -16,9 +16,12 @@
 //! ```
 
 pub mod data;
+pub mod dataset;
 pub mod error;
+pub mod inference;
 pub mod labels;
 pub mod model;
+pub mod train;
 pub mod training;
 pub mod weights;
 

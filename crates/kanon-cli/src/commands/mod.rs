@@ -9,6 +9,7 @@ use crate::cli::{BenchCommand, Cli, Command, EvalCommand, IndexCommand, KgComman
 mod bench_index;
 mod bench_label;
 mod bench_setup;
+mod detect;
 mod eval_spans;
 mod index_build;
 mod index_lookup;
@@ -21,6 +22,7 @@ mod label;
 mod label_explain;
 mod models;
 mod quickstart;
+mod train;
 
 pub fn run(cli: Cli) -> Result<()> {
     if let Some(threads) = cli.threads {
@@ -43,6 +45,8 @@ pub fn run(cli: Cli) -> Result<()> {
             None => label::run(&args.run, &mut out),
         },
         Command::Models(command) => models::run(&command, &mut out),
+        Command::Train(args) => train::run(&args, &mut out),
+        Command::Detect(args) => detect::run(&args, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),

@@ -1,0 +1,106 @@
+use std::io::Write;
+
+use anyhow::{Context, Result, bail};
+use burn::tensor::Device;
+use kanon_core::Document;
+use kanon_tagger::inference::Tagger;
+use serde::Serialize;
+
+use crate::cli::DetectArgs;
+use crate::progress::Bars;
+use kanon_core::Progress;
+
+#[derive(Serialize)]
+struct DetectedSpan {
+    start: usize,
+    end: usize,
+    label: &'static str,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    entity_type: Option<kanon_core::EntityType>,
+    score: f32,
+}
+
+#[derive(Serialize)]
+struct Detected {
+    id: String,
+    spans: Vec<DetectedSpan>,
+}
+
+fn read_docs(path: &std::path::Path) -> Result<Vec<Document>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Ok(kanon_core::tab::read_tab(path)?
+            .iter()
+            .map(|d| d.to_document())
+            .collect());
+    }
+    let mut docs = Vec::new();
+    for record in kanon_core::io::read_jsonl::<Document>(path)? {
+        docs.push(record?.1);
+    }
+    Ok(docs)
+}
+
+pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
+    let tab = match args.export.as_deref() {
+        None => false,
+        Some("tab") => true,
+        Some(other) => bail!("unknown --export {other:?} (expected tab)"),
+    };
+    let device = Device::default();
+    let tagger = Tagger::load(&args.model, &device)
+        .with_context(|| format!("loading {}", args.model.display()))?;
+    let docs = read_docs(&args.docs)?;
+    let bars = Bars::new();
+    bars.stage("detect", docs.len() as u64);
+    let started = std::time::Instant::now();
+    let mut detected = Vec::with_capacity(docs.len());
+    for doc in &docs {
+        let spans = tagger.predict(&doc.text)?;
+        detected.push(Detected {
+            id: doc.id.clone(),
+            spans: spans
+                .into_iter()
+                .map(|(span, entity_type, score)| DetectedSpan {
+                    start: span.start,
+                    end: span.end,
+                    label: "MASK",
+                    entity_type,
+                    score,
+                })
+                .collect(),
+        });
+        bars.advance(1);
+    }
+    bars.finish();
+    kanon_core::io::atomic_write(&args.out, |w| {
+        if tab {
+            let system: serde_json::Map<String, serde_json::Value> = detected
+                .iter()
+                .map(|d| {
+                    (
+                        d.id.clone(),
+                        d.spans
+                            .iter()
+                            .map(|s| serde_json::json!([s.start, s.end]))
+                            .collect(),
+                    )
+                })
+                .collect();
+            serde_json::to_writer(&mut *w, &system)?;
+            w.write_all(b"\n")
+        } else {
+            kanon_core::io::write_jsonl(w, &detected)
+        }
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "detected {} spans in {} documents in {seconds:.1}s ({:.1} docs/s) -> {}",
+        detected.iter().map(|d| d.spans.len()).sum::<usize>(),
+        docs.len(),
+        docs.len() as f64 / seconds.max(1e-9),
+        args.out.display()
+    )?;
+    Ok(())
+}

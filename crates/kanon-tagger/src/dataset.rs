@@ -1,0 +1,179 @@
+//! Training examples from a labeled corpus: each document tokenised, its spans aligned to word-piece
+//! labels, cut into windows of at most `max_len` pieces (with `[CLS]` and `[SEP]`), and windows
+//! grouped into batches by a token budget (similar lengths together, so little padding).
+
+use std::path::Path;
+
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_core::{EntityType, Span};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use serde::Deserialize;
+
+use crate::data::{TaggerTokenizer, Tokenized, align_labels, windows};
+use crate::error::Result;
+use crate::labels::LabelScheme;
+
+/// A corpus line as `kanon label` writes it (only the fields the tagger needs).
+#[derive(Debug, Clone, Deserialize)]
+pub struct CorpusDocument {
+    pub id: String,
+    pub text: String,
+    #[serde(default)]
+    pub spans: Vec<CorpusSpan>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CorpusSpan {
+    pub start: usize,
+    pub end: usize,
+    #[serde(rename = "type", default)]
+    pub entity_type: Option<EntityType>,
+}
+
+impl CorpusDocument {
+    pub fn typed_spans(&self) -> Vec<(Span, Option<EntityType>)> {
+        self.spans
+            .iter()
+            .filter(|s| s.start < s.end)
+            .map(|s| (Span::new(s.start, s.end), s.entity_type))
+            .collect()
+    }
+}
+
+pub fn read_corpus(path: &Path) -> Result<Vec<CorpusDocument>> {
+    let mut docs = Vec::new();
+    for record in kanon_core::io::read_jsonl::<CorpusDocument>(path)? {
+        docs.push(record?.1);
+    }
+    Ok(docs)
+}
+
+/// One window of one document: ids with `[CLS]`/`[SEP]`, a label per id, which ids carry a label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    pub ids: Vec<u32>,
+    pub labels: Vec<u32>,
+    pub labeled: Vec<bool>,
+}
+
+/// How documents become windows.
+#[derive(Debug, Clone, Copy)]
+pub struct Windowing {
+    /// Pieces per window, `[CLS]` and `[SEP]` included.
+    pub max_len: usize,
+    /// Pieces shared by consecutive windows.
+    pub overlap: usize,
+}
+
+impl Default for Windowing {
+    fn default() -> Self {
+        Windowing {
+            max_len: 128,
+            overlap: 32,
+        }
+    }
+}
+
+impl Windowing {
+    pub fn windows(&self, n_pieces: usize) -> Vec<std::ops::Range<usize>> {
+        windows(
+            n_pieces,
+            self.max_len.saturating_sub(2).max(1),
+            self.overlap,
+        )
+    }
+}
+
+/// The examples of one document (its labels from its spans).
+pub fn examples(
+    tokenizer: &TaggerTokenizer,
+    tokenized: &Tokenized,
+    spans: &[(Span, Option<EntityType>)],
+    scheme: LabelScheme,
+    windowing: Windowing,
+) -> Vec<Example> {
+    let labels = align_labels(&tokenized.offsets, spans, scheme);
+    windowing
+        .windows(tokenized.len())
+        .into_iter()
+        .map(|w| {
+            let mut ids = vec![tokenizer.cls()];
+            ids.extend_from_slice(&tokenized.ids[w.clone()]);
+            ids.push(tokenizer.sep());
+            let mut window_labels = vec![0];
+            window_labels.extend_from_slice(&labels[w.clone()]);
+            window_labels.push(0);
+            let mut labeled = vec![false];
+            labeled.extend(std::iter::repeat_n(true, w.len()));
+            labeled.push(false);
+            Example {
+                ids,
+                labels: window_labels,
+                labeled,
+            }
+        })
+        .collect()
+}
+
+/// A padded batch on a device.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    pub input_ids: Tensor<2, Int>,
+    pub padding: Tensor<2, Bool>,
+    pub targets: Tensor<2, Int>,
+    pub labeled: Tensor<2, Bool>,
+    pub tokens: usize,
+}
+
+pub fn to_batch(examples: &[&Example], pad: u32, device: &Device) -> Batch {
+    let seq = examples.iter().map(|e| e.ids.len()).max().unwrap_or(1);
+    let batch = examples.len();
+    let mut ids = Vec::with_capacity(batch * seq);
+    let mut padding = Vec::with_capacity(batch * seq);
+    let mut targets = Vec::with_capacity(batch * seq);
+    let mut labeled = Vec::with_capacity(batch * seq);
+    for e in examples {
+        for i in 0..seq {
+            let real = i < e.ids.len();
+            ids.push(i64::from(if real { e.ids[i] } else { pad }));
+            padding.push(!real);
+            targets.push(i64::from(if real { e.labels[i] } else { 0 }));
+            labeled.push(real && e.labeled[i]);
+        }
+    }
+    Batch {
+        input_ids: Tensor::from_data(TensorData::new(ids, [batch, seq]), device),
+        padding: Tensor::from_data(TensorData::new(padding, [batch, seq]), device),
+        targets: Tensor::from_data(TensorData::new(targets, [batch, seq]), device),
+        labeled: Tensor::from_data(TensorData::new(labeled, [batch, seq]), device),
+        tokens: examples.iter().map(|e| e.ids.len()).sum(),
+    }
+}
+
+/// Groups examples into batches of at most `token_budget` padded tokens, similar lengths together;
+/// the batch order is shuffled with `seed` (one order per epoch: pass a different seed).
+pub fn batches_by_budget(examples: &[Example], token_budget: usize, seed: u64) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    order.sort_by_key(|&i| (examples[i].ids.len(), i));
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for i in order {
+        let longest = current
+            .iter()
+            .map(|&j| examples[j].ids.len())
+            .max()
+            .unwrap_or(0)
+            .max(examples[i].ids.len());
+        if !current.is_empty() && longest * (current.len() + 1) > token_budget {
+            batches.push(std::mem::take(&mut current));
+        }
+        current.push(i);
+    }
+    if !current.is_empty() {
+        batches.push(current);
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    batches.shuffle(&mut rng);
+    batches
+}

@@ -1,0 +1,212 @@
+//! A trained tagger: its checkpoint directory, and character spans for texts.
+
+use std::path::Path;
+
+use burn::module::Module;
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::activation::softmax;
+use burn::tensor::{Device, Tensor};
+use kanon_core::{EntityType, Span};
+use serde::{Deserialize, Serialize};
+
+use crate::data::{TaggerTokenizer, decode_spans, merge_windows};
+use crate::dataset::{Example, Windowing, to_batch};
+use crate::error::{Error, Result};
+use crate::labels::LabelScheme;
+use crate::model::{BertConfig, BertTagger};
+
+pub const MODEL_CONFIG_FILE: &str = "config.json";
+pub const LABELS_FILE: &str = "labels.json";
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+pub const TOKENIZER_FILE: &str = "tokenizer.json";
+
+/// `labels.json`: the label scheme, its names, and the windowing the model was trained with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelsFile {
+    pub scheme: LabelScheme,
+    pub names: Vec<String>,
+    pub max_len: usize,
+    pub overlap: usize,
+}
+
+/// Writes a checkpoint directory's files (the caller makes the directory atomic).
+pub fn save_checkpoint(
+    dir: &Path,
+    config: &BertConfig,
+    model: &BertTagger,
+    scheme: LabelScheme,
+    windowing: Windowing,
+    tokenizer_json: &Path,
+) -> Result<()> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |e: std::io::Error| Error::Core(kanon_core::Error::io(path, e))
+    };
+    let config_path = dir.join(MODEL_CONFIG_FILE);
+    std::fs::write(
+        &config_path,
+        serde_json::to_string_pretty(config).unwrap_or_default(),
+    )
+    .map_err(io(&config_path))?;
+    let labels = LabelsFile {
+        scheme,
+        names: scheme.names(),
+        max_len: windowing.max_len,
+        overlap: windowing.overlap,
+    };
+    let labels_path = dir.join(LABELS_FILE);
+    std::fs::write(
+        &labels_path,
+        serde_json::to_string_pretty(&labels).unwrap_or_default(),
+    )
+    .map_err(io(&labels_path))?;
+    let tokenizer_path = dir.join(TOKENIZER_FILE);
+    std::fs::copy(tokenizer_json, &tokenizer_path).map_err(io(&tokenizer_path))?;
+    let weights = dir.join(WEIGHTS_FILE);
+    let mut store = SafetensorsStore::from_file(&weights).overwrite(true);
+    model.save_into(&mut store).map_err(|e| Error::Weights {
+        path: weights.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(())
+}
+
+/// A tagger loaded from a checkpoint directory written by `kanon train`.
+#[derive(Debug)]
+pub struct Tagger {
+    pub model: BertTagger,
+    pub config: BertConfig,
+    pub tokenizer: TaggerTokenizer,
+    pub labels: LabelsFile,
+    device: Device,
+}
+
+impl Tagger {
+    pub fn load(dir: &Path, device: &Device) -> Result<Tagger> {
+        let read = |name: &str| -> Result<String> {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path).map_err(|e| Error::Core(kanon_core::Error::io(path, e)))
+        };
+        let config_path = dir.join(MODEL_CONFIG_FILE);
+        let config: BertConfig =
+            serde_json::from_str(&read(MODEL_CONFIG_FILE)?).map_err(|e| Error::Config {
+                path: config_path,
+                message: e.to_string(),
+            })?;
+        let labels_path = dir.join(LABELS_FILE);
+        let labels: LabelsFile =
+            serde_json::from_str(&read(LABELS_FILE)?).map_err(|e| Error::Config {
+                path: labels_path.clone(),
+                message: e.to_string(),
+            })?;
+        if labels.names.len() != config.num_labels || labels.names != labels.scheme.names() {
+            return Err(Error::Config {
+                path: labels_path,
+                message: "labels do not match the model's label count or scheme".into(),
+            });
+        }
+        let tokenizer = TaggerTokenizer::from_file(&dir.join(TOKENIZER_FILE))?;
+        let mut model = config.init(device);
+        let weights = dir.join(WEIGHTS_FILE);
+        let mut store = SafetensorsStore::from_file(&weights);
+        let result = model.load_from(&mut store).map_err(|e| Error::Weights {
+            path: weights.clone(),
+            message: e.to_string(),
+        })?;
+        if !result.missing.is_empty() || !result.errors.is_empty() {
+            return Err(Error::Weights {
+                path: weights,
+                message: format!(
+                    "{} missing tensors, {} errors",
+                    result.missing.len(),
+                    result.errors.len()
+                ),
+            });
+        }
+        Ok(Tagger {
+            model: model.valid(),
+            config,
+            tokenizer,
+            labels,
+            device: device.clone(),
+        })
+    }
+
+    /// Character spans with their type (None in the mask scheme) and mean piece probability.
+    pub fn predict(&self, text: &str) -> Result<Vec<(Span, Option<EntityType>, f32)>> {
+        predict_with(
+            &self.model,
+            &self.tokenizer,
+            self.labels.scheme,
+            self.windowing(),
+            text,
+            &self.device,
+        )
+    }
+
+    pub fn windowing(&self) -> Windowing {
+        Windowing {
+            max_len: self.labels.max_len,
+            overlap: self.labels.overlap,
+        }
+    }
+}
+
+/// Predicts with any model (used by training's dev evaluation too).
+pub fn predict_with(
+    model: &BertTagger,
+    tokenizer: &TaggerTokenizer,
+    scheme: LabelScheme,
+    windowing: Windowing,
+    text: &str,
+    device: &Device,
+) -> Result<Vec<(Span, Option<EntityType>, f32)>> {
+    let tokenized = tokenizer.tokenize(text)?;
+    if tokenized.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ranges = windowing.windows(tokenized.len());
+    let examples: Vec<Example> = ranges
+        .iter()
+        .map(|w| {
+            let mut ids = vec![tokenizer.cls()];
+            ids.extend_from_slice(&tokenized.ids[w.clone()]);
+            ids.push(tokenizer.sep());
+            let n = ids.len();
+            Example {
+                ids,
+                labels: vec![0; n],
+                labeled: vec![true; n],
+            }
+        })
+        .collect();
+    let mut predictions: Vec<Vec<(u32, f32)>> = Vec::with_capacity(examples.len());
+    for chunk in examples.chunks(16) {
+        let refs: Vec<&Example> = chunk.iter().collect();
+        let batch = to_batch(&refs, tokenizer.pad(), device);
+        let probabilities: Tensor<3> = softmax(model.forward(batch.input_ids, batch.padding), 2);
+        let [b, seq, labels] = probabilities.dims();
+        let values: Vec<f32> = probabilities
+            .into_data()
+            .try_to_vec::<f32>()
+            .map_err(|e| Error::Encode(format!("{e:?}")))?;
+        for (row, example) in chunk.iter().enumerate().take(b) {
+            // Skip [CLS] (position 0) and [SEP] (the last real position).
+            let pieces = example.ids.len() - 2;
+            let mut window = Vec::with_capacity(pieces);
+            for position in 1..=pieces {
+                let base = (row * seq + position) * labels;
+                let (best, score) = values[base..base + labels].iter().enumerate().fold(
+                    (0, f32::MIN),
+                    |acc, (i, &p)| if p > acc.1 { (i, p) } else { acc },
+                );
+                window.push((best as u32, score));
+            }
+            predictions.push(window);
+        }
+    }
+    let merged = merge_windows(tokenized.len(), &ranges, &predictions);
+    let labels: Vec<u32> = merged.iter().map(|(l, _)| *l).collect();
+    let scores: Vec<f32> = merged.iter().map(|(_, s)| *s).collect();
+    Ok(decode_spans(&tokenized.offsets, &labels, &scores, scheme))
+}
