@@ -1,0 +1,230 @@
+//! A whole (tiny) training run: a pretrained checkpoint of a tiny random BERT, a small corpus, a
+//! few steps, the checkpoint directory, loading it back, and determinism given a seed.
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::path::Path;
+
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::Device;
+use kanon_core::NoProgress;
+use kanon_tagger::inference::Tagger;
+use kanon_tagger::model::BertConfig;
+use kanon_tagger::train::{TrainConfig, train};
+
+const WORDS: &str = "the writer was born in vienna paris london berlin 1992 1990 and works lives she he lilian albano tomas varga";
+
+fn write_pretrained(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut vocab: Vec<String> = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "."]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    vocab.extend(WORDS.split(' ').map(str::to_owned));
+    let n = vocab.len();
+    let vocab_json: serde_json::Map<String, serde_json::Value> = vocab
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (t, i.into()))
+        .collect();
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true,
+                       "strip_accents": null, "lowercase": true},
+        "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": null, "decoder": null,
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": vocab_json}
+    });
+    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        serde_json::json!({"vocab_size": n, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                           "intermediate_size": 32, "max_position_embeddings": 64, "hidden_act": "gelu"})
+        .to_string(),
+    )
+    .unwrap();
+    // Random encoder weights under Hugging Face's names and layout, as a real checkpoint has them.
+    let device = Device::default();
+    device.seed(1);
+    let model = BertConfig::new(n, 16, 1, 2, 32)
+        .with_max_position_embeddings(64)
+        .init(&device);
+    let mut store = SafetensorsStore::from_file(dir.join("burn.safetensors")).overwrite(true);
+    model.save_into(&mut store).unwrap();
+    rename_to_hf(
+        &dir.join("burn.safetensors"),
+        &dir.join("model.safetensors"),
+    );
+}
+
+/// Rewrites a burn-named safetensors file with Hugging Face names (transposing linear weights).
+fn rename_to_hf(from: &Path, to: &Path) {
+    let bytes = std::fs::read(from).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&bytes[8..8 + n]).unwrap();
+    let data = &bytes[8 + n..];
+    let mut out_header = serde_json::Map::new();
+    let mut out_data: Vec<u8> = Vec::new();
+    for (name, info) in header {
+        if name == "__metadata__" {
+            continue;
+        }
+        let shape: Vec<usize> = serde_json::from_value(info["shape"].clone()).unwrap();
+        let [s, e]: [usize; 2] = serde_json::from_value(info["data_offsets"].clone()).unwrap();
+        let mut values: Vec<f32> = data[s..e]
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let mut shape_out = shape.clone();
+        let hf = hf_name(&name);
+        let Some(hf) = hf else { continue };
+        if shape.len() == 2 && !name.contains("embeddings") {
+            // burn stores linear weights [in, out]; PyTorch [out, in].
+            let (rows, cols) = (shape[0], shape[1]);
+            let mut t = vec![0f32; values.len()];
+            for r in 0..rows {
+                for c in 0..cols {
+                    t[c * rows + r] = values[r * cols + c];
+                }
+            }
+            values = t;
+            shape_out = vec![cols, rows];
+        }
+        let start = out_data.len();
+        for v in values {
+            out_data.extend_from_slice(&v.to_le_bytes());
+        }
+        out_header.insert(hf, serde_json::json!({"dtype": "F32", "shape": shape_out, "data_offsets": [start, out_data.len()]}));
+    }
+    let header = serde_json::Value::Object(out_header).to_string();
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(&out_data);
+    std::fs::write(to, out).unwrap();
+}
+
+fn hf_name(burn: &str) -> Option<String> {
+    let norm = |s: &str| s.replace(".gamma", ".weight").replace(".beta", ".bias");
+    if burn.starts_with("classifier.") {
+        return None;
+    }
+    if let Some(rest) = burn.strip_prefix("embeddings.layer_norm.") {
+        return Some(norm(&format!("embeddings.LayerNorm.{rest}")));
+    }
+    if burn.starts_with("embeddings.") {
+        return Some(burn.to_owned());
+    }
+    let rest = burn.strip_prefix("layers.")?;
+    let (layer, tail) = rest.split_once('.')?;
+    let mapped = match tail.split_once('.')? {
+        ("attention", t) => match t.split_once('.')? {
+            ("query" | "key" | "value", _) => format!("attention.self.{t}"),
+            ("output", p) => format!("attention.output.dense.{p}"),
+            _ => return None,
+        },
+        ("attention_norm", p) => format!("attention.output.LayerNorm.{p}"),
+        ("intermediate", p) => format!("intermediate.dense.{p}"),
+        ("output", p) => format!("output.dense.{p}"),
+        ("output_norm", p) => format!("output.LayerNorm.{p}"),
+        _ => return None,
+    };
+    Some(norm(&format!("encoder.layer.{layer}.{mapped}")))
+}
+
+fn write_corpus(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let doc = |id: usize, name: &str, city: &str, year: &str| {
+        let text = format!("{name} was born in {city} in {year} and works in paris .");
+        let start = |s: &str| text.find(s).unwrap();
+        serde_json::json!({"id": format!("d{id}"), "person": "p", "text": text, "split": "train", "spans": [
+            {"start": 0, "end": name.len(), "label": "MASK", "type": "PERSON"},
+            {"start": start(city), "end": start(city) + city.len(), "label": "MASK", "type": "LOC"},
+            {"start": start(year), "end": start(year) + year.len(), "label": "MASK", "type": "DATETIME"},
+        ]})
+        .to_string()
+    };
+    let names = ["lilian albano", "tomas varga"];
+    let cities = ["vienna", "london", "berlin"];
+    let lines: Vec<String> = (0..24)
+        .map(|i| {
+            doc(
+                i,
+                names[i % 2],
+                cities[i % 3],
+                if i % 2 == 0 { "1992" } else { "1990" },
+            )
+        })
+        .collect();
+    std::fs::write(dir.join("train.jsonl"), lines[..20].join("\n")).unwrap();
+    std::fs::write(dir.join("dev.jsonl"), lines[20..].join("\n")).unwrap();
+}
+
+fn config() -> TrainConfig {
+    TrainConfig {
+        learning_rate: 5e-3,
+        epochs: 3,
+        token_budget: 64,
+        entity_weight: 2.0,
+        ..TrainConfig::default()
+    }
+}
+
+#[test]
+fn trains_saves_and_reloads_deterministically() {
+    let dir = tempfile::tempdir().unwrap();
+    write_pretrained(&dir.path().join("pretrained"));
+    write_corpus(&dir.path().join("corpus"));
+    let out = dir.path().join("ckpt");
+    let report = train(
+        &dir.path().join("pretrained"),
+        &dir.path().join("corpus"),
+        &out,
+        &config(),
+        &NoProgress,
+    )
+    .unwrap();
+    eprintln!("{report:?}");
+    assert!(
+        report.steps > 0 && report.last_loss < report.first_loss,
+        "{report:?}"
+    );
+    for file in [
+        "config.json",
+        "labels.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "train_config.json",
+    ] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+    let device = Device::default();
+    let tagger = Tagger::load(&out, &device).unwrap();
+    let spans = tagger
+        .predict("tomas varga was born in berlin in 1990 .")
+        .unwrap();
+    for (span, _, score) in &spans {
+        assert!(span.end <= 38 && (0.0..=1.0).contains(score));
+    }
+
+    // The same seed gives the same weights.
+    let again = dir.path().join("ckpt2");
+    train(
+        &dir.path().join("pretrained"),
+        &dir.path().join("corpus"),
+        &again,
+        &config(),
+        &NoProgress,
+    )
+    .unwrap();
+    let weights = |dir: &Path| {
+        let model = Tagger::load(dir, &device).unwrap().model;
+        model
+            .classifier
+            .weight
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    };
+    assert_eq!(weights(&out), weights(&again));
+}
