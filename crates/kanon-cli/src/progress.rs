@@ -12,9 +12,11 @@ impl Bars {
     pub fn new() -> Self {
         let bar = ProgressBar::new(0);
         bar.set_style(
-            ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:>12} [{bar:30}] {pos}/{len} {per_sec} eta {eta} {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         Bars { bar }
     }
@@ -33,5 +35,9 @@ impl Progress for Bars {
 
     fn advance(&self, n: u64) {
         self.bar.inc(n);
+    }
+
+    fn message(&self, message: &str) {
+        self.bar.set_message(message.to_owned());
     }
 }

@@ -6,6 +6,8 @@ pub trait Progress: Sync {
     fn stage(&self, name: &str, total: u64);
     /// `n` more units of the current stage are done.
     fn advance(&self, n: u64);
+    /// A short status beside the progress (a loss, a throughput); never sensitive text.
+    fn message(&self, _message: &str) {}
 }
 
 /// Reports nothing.

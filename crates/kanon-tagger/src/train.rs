@@ -204,6 +204,10 @@ pub fn train(
             last_loss = loss;
             step += 1;
             progress.advance(1);
+            progress.message(&format!(
+                "loss {loss:.3}, {:.0} tokens/s",
+                tokens as f64 / started.elapsed().as_secs_f64().max(1e-9)
+            ));
         }
         let inference_model = model.valid();
         let inference_device = Device::default();
