@@ -84,13 +84,12 @@ pub struct Labeled {
 
 /// The distinct terms of a document in order of first occurrence, and the occurrences.
 pub fn document_terms(matches: &[TermMatch]) -> Vec<u32> {
-    let mut terms = Vec::new();
-    for m in matches {
-        if !terms.contains(&m.term) {
-            terms.push(m.term);
-        }
-    }
-    terms
+    let mut seen = rustc_hash::FxHashSet::default();
+    matches
+        .iter()
+        .filter(|m| seen.insert(m.term))
+        .map(|m| m.term)
+        .collect()
 }
 
 /// Labels one document whose person is `person` (a dense index id).
@@ -125,10 +124,18 @@ pub fn label_document(
         reason_of[mask.term] = reason_name(mask);
     }
     let texts: Vec<String> = (0..terms.len()).map(text_of).collect();
+    let position: rustc_hash::FxHashMap<u32, usize> =
+        terms.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+    let mut occurrences = vec![0usize; terms.len()];
+    for m in &matches {
+        if let Some(&t) = position.get(&m.term) {
+            occurrences[t] += 1;
+        }
+    }
     let spans: Vec<LabeledSpan> = matches
         .iter()
         .filter_map(|m| {
-            let t = terms.iter().position(|&x| x == m.term)?;
+            let t = *position.get(&m.term)?;
             masked[t].then(|| LabeledSpan {
                 start: m.start,
                 end: m.end,
@@ -153,7 +160,7 @@ pub fn label_document(
                 term: texts[t].clone(),
                 entity_type: type_of(t),
                 postings: index.posting_count(terms[t]),
-                occurrences: matches.iter().filter(|m| m.term == terms[t]).count(),
+                occurrences: occurrences[t],
                 of_person: index
                     .posting_list(terms[t])
                     .is_some_and(|l| l.contains(person)),
