@@ -29,6 +29,16 @@ pub struct LabelsFile {
     pub overlap: usize,
 }
 
+/// Writes a value as pretty JSON, atomically; a value that cannot be serialised is an error, never
+/// an empty file.
+pub fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<()> {
+    kanon_core::io::atomic_write(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, value)?;
+        std::io::Write::write_all(w, b"\n")
+    })?;
+    Ok(())
+}
+
 /// Writes a checkpoint directory's files (the caller makes the directory atomic).
 pub fn save_checkpoint(
     dir: &Path,
@@ -42,24 +52,14 @@ pub fn save_checkpoint(
         let path = path.to_owned();
         move |e: std::io::Error| Error::Core(kanon_core::Error::io(path, e))
     };
-    let config_path = dir.join(MODEL_CONFIG_FILE);
-    std::fs::write(
-        &config_path,
-        serde_json::to_string_pretty(config).unwrap_or_default(),
-    )
-    .map_err(io(&config_path))?;
+    write_json(&dir.join(MODEL_CONFIG_FILE), config)?;
     let labels = LabelsFile {
         scheme,
         names: scheme.names(),
         max_len: windowing.max_len,
         overlap: windowing.overlap,
     };
-    let labels_path = dir.join(LABELS_FILE);
-    std::fs::write(
-        &labels_path,
-        serde_json::to_string_pretty(&labels).unwrap_or_default(),
-    )
-    .map_err(io(&labels_path))?;
+    write_json(&dir.join(LABELS_FILE), &labels)?;
     let tokenizer_path = dir.join(TOKENIZER_FILE);
     std::fs::copy(tokenizer_json, &tokenizer_path).map_err(io(&tokenizer_path))?;
     let weights = dir.join(WEIGHTS_FILE);

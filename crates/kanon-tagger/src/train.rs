@@ -16,7 +16,7 @@ use crate::dataset::{
     CorpusDocument, Example, Windowing, batches_by_budget, examples, read_corpus, to_batch,
 };
 use crate::error::{Error, Result};
-use crate::inference::{predict_with, save_checkpoint};
+use crate::inference::{predict_with, save_checkpoint, write_json};
 use crate::labels::LabelScheme;
 use crate::training::train_step;
 use crate::weights::load_pretrained;
@@ -242,12 +242,7 @@ pub fn train(
                     windowing,
                     &tokenizer_json,
                 )?;
-                let path = dir.join("train_config.json");
-                std::fs::write(
-                    &path,
-                    serde_json::to_string_pretty(config).unwrap_or_default(),
-                )
-                .map_err(|e| Error::Core(kanon_core::Error::io(path, e)))
+                write_json(&dir.join("train_config.json"), config)
             })?;
         } else {
             stale += 1;
