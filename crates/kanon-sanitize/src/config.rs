@@ -1,0 +1,295 @@
+//! What to replace spans with, and every knob of the sanitizer, as one serde-tagged config that
+//! round-trips through a JSON file (the way `tokenizers` configures its pipelines).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// How spans are replaced. Serialised with a `type` tag: `{"type": "intact"}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Deletes every span.
+    Suppress,
+    /// Replaces every span by the placeholder (`***`).
+    Placeholder,
+    /// Replaces every span by its entity type (`ORG`).
+    Label,
+    /// Replaces every span by its entity type and the entity's number in the document (`ORG 2`).
+    NumberedLabel,
+    /// The most specific generalization (the first candidate), with no attack.
+    MostSpecific,
+    /// The most abstract generalization (the last candidate), with no attack.
+    LeastSpecific,
+    /// INTACT: the most specific generalization that an inference attack cannot invert.
+    #[default]
+    Intact,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 7] = [
+        Strategy::Suppress,
+        Strategy::Placeholder,
+        Strategy::Label,
+        Strategy::NumberedLabel,
+        Strategy::MostSpecific,
+        Strategy::LeastSpecific,
+        Strategy::Intact,
+    ];
+
+    /// The name used on the command line and in config files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Suppress => "suppress",
+            Strategy::Placeholder => "placeholder",
+            Strategy::Label => "label",
+            Strategy::NumberedLabel => "numbered-label",
+            Strategy::MostSpecific => "most-specific",
+            Strategy::LeastSpecific => "least-specific",
+            Strategy::Intact => "intact",
+        }
+    }
+
+    /// Whether the strategy generalizes (and so may need a language model) rather than masking.
+    pub fn generalizes(self) -> bool {
+        matches!(
+            self,
+            Strategy::MostSpecific | Strategy::LeastSpecific | Strategy::Intact
+        )
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.as_str() == name)
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown strategy {name:?} (expected one of {})",
+                    Strategy::ALL.map(Strategy::as_str).join(", ")
+                ))
+            })
+    }
+}
+
+/// What direct identifiers (PERSON, CODE) become under the generalizing strategies. They are never
+/// generalized and never replaced by generated names or codes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DirectStyle {
+    /// `PERSON 1`, `CODE 2`: consistent per entity within a document.
+    #[default]
+    NumberedLabel,
+    /// The placeholder (`***`).
+    Placeholder,
+    /// A description: `the person`, `the code`.
+    Description,
+}
+
+/// Every knob of the sanitizer. Missing fields take their defaults, unknown fields are errors, so
+/// a config file written by [`SanitizerConfig::save`] reads back to the same config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SanitizerConfig {
+    pub strategy: Strategy,
+    /// What PERSON and CODE spans become under the generalizing strategies.
+    pub direct_style: DirectStyle,
+    /// The placeholder of the `placeholder` strategy and of [`DirectStyle::Placeholder`].
+    pub placeholder: String,
+    /// Generalizations asked of the model per entity (and date-ladder rungs kept).
+    pub candidates: usize,
+    /// Guesses asked of the attacker per candidate.
+    pub attacker_guesses: usize,
+    /// Sampling temperature of every model call (0: greedy).
+    pub temperature: f32,
+    /// Seed of every model call: with the response cache, reruns are reproducible and free.
+    pub seed: u64,
+    /// Token budget of one model answer: a list of five short phrases fits in 48.
+    pub max_tokens: u32,
+    /// A parsed candidate or guess longer than this (characters) is dropped, not truncated.
+    pub max_phrase_chars: usize,
+    /// A parsed candidate or guess with more words than this is dropped (it is prose).
+    pub max_phrase_words: usize,
+    /// Words a candidate shares with the original do not count when the attacker repeats them:
+    /// the candidate has disclosed them already, so repeating them recovers nothing new.
+    pub ignore_candidate_words: bool,
+    /// Two words of named entities match when the Dice coefficient of their character 4-gram sets
+    /// reaches this (`Gujarati` ~ `Gujarat`).
+    pub ngram_threshold: f32,
+    /// The attacker sees at most this many characters of the document around the first mention of
+    /// the entity (0: the whole document).
+    pub attack_context_chars: usize,
+    /// Writes the attacker's guesses that matched the original into the edit log. Off by default:
+    /// a matched guess usually *is* the original, and the edit log travels with the sanitized text.
+    pub log_matched_guesses: bool,
+}
+
+impl Default for SanitizerConfig {
+    fn default() -> Self {
+        SanitizerConfig {
+            strategy: Strategy::Intact,
+            direct_style: DirectStyle::NumberedLabel,
+            placeholder: "***".to_owned(),
+            candidates: 5,
+            attacker_guesses: 5,
+            temperature: 0.0,
+            seed: 0,
+            max_tokens: 48,
+            max_phrase_chars: 60,
+            max_phrase_words: 8,
+            ignore_candidate_words: true,
+            ngram_threshold: 0.6,
+            attack_context_chars: 0,
+            log_matched_guesses: false,
+        }
+    }
+}
+
+impl SanitizerConfig {
+    pub fn builder() -> SanitizerConfigBuilder {
+        SanitizerConfigBuilder {
+            config: SanitizerConfig::default(),
+        }
+    }
+
+    /// Checks the values a builder or a config file may get wrong.
+    pub fn validate(&self) -> Result<()> {
+        let problem = if !(1..=10).contains(&self.candidates) {
+            Some(format!(
+                "candidates = {} (expected 1 to 10)",
+                self.candidates
+            ))
+        } else if !(1..=10).contains(&self.attacker_guesses) {
+            Some(format!(
+                "attacker_guesses = {} (expected 1 to 10)",
+                self.attacker_guesses
+            ))
+        } else if !(0.0..=2.0).contains(&self.temperature) {
+            Some(format!(
+                "temperature = {} (expected 0 to 2)",
+                self.temperature
+            ))
+        } else if self.max_tokens == 0 {
+            Some("max_tokens = 0 (expected at least 1)".to_owned())
+        } else if self.max_phrase_chars < 3 || self.max_phrase_words == 0 {
+            Some("max_phrase_chars must be at least 3 and max_phrase_words at least 1".to_owned())
+        } else if !(0.0..=1.0).contains(&self.ngram_threshold) || self.ngram_threshold == 0.0 {
+            Some(format!(
+                "ngram_threshold = {} (expected above 0, at most 1)",
+                self.ngram_threshold
+            ))
+        } else if self.placeholder.contains(['\n', '\r']) {
+            Some("placeholder must be one line".to_owned())
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(Error::Config(problem)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads a config file (JSON), validated.
+    pub fn load(path: &Path) -> Result<Self> {
+        let reader = kanon_core::io::open(path)?;
+        let config: SanitizerConfig =
+            serde_json::from_reader(reader).map_err(|e| Error::ConfigFile {
+                path: path.to_owned(),
+                message: e.to_string(),
+            })?;
+        config.validate().map_err(|e| Error::ConfigFile {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        Ok(config)
+    }
+
+    /// Writes the config as pretty JSON, atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        kanon_core::io::atomic_write(path, |writer| {
+            serde_json::to_writer_pretty(&mut *writer, self)?;
+            std::io::Write::write_all(writer, b"\n")
+        })?;
+        Ok(())
+    }
+}
+
+/// Builds a [`SanitizerConfig`] knob by knob; [`build`](Self::build) validates.
+#[derive(Debug, Clone)]
+pub struct SanitizerConfigBuilder {
+    config: SanitizerConfig,
+}
+
+impl SanitizerConfigBuilder {
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.config.strategy = strategy;
+        self
+    }
+    pub fn direct_style(mut self, style: DirectStyle) -> Self {
+        self.config.direct_style = style;
+        self
+    }
+    pub fn placeholder(mut self, placeholder: impl Into<String>) -> Self {
+        self.config.placeholder = placeholder.into();
+        self
+    }
+    pub fn candidates(mut self, candidates: usize) -> Self {
+        self.config.candidates = candidates;
+        self
+    }
+    pub fn attacker_guesses(mut self, guesses: usize) -> Self {
+        self.config.attacker_guesses = guesses;
+        self
+    }
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.config.temperature = temperature;
+        self
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.config.seed = seed;
+        self
+    }
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.config.max_tokens = max_tokens;
+        self
+    }
+    pub fn max_phrase_chars(mut self, chars: usize) -> Self {
+        self.config.max_phrase_chars = chars;
+        self
+    }
+    pub fn max_phrase_words(mut self, words: usize) -> Self {
+        self.config.max_phrase_words = words;
+        self
+    }
+    pub fn ignore_candidate_words(mut self, ignore: bool) -> Self {
+        self.config.ignore_candidate_words = ignore;
+        self
+    }
+    pub fn ngram_threshold(mut self, threshold: f32) -> Self {
+        self.config.ngram_threshold = threshold;
+        self
+    }
+    pub fn attack_context_chars(mut self, chars: usize) -> Self {
+        self.config.attack_context_chars = chars;
+        self
+    }
+    pub fn log_matched_guesses(mut self, log: bool) -> Self {
+        self.config.log_matched_guesses = log;
+        self
+    }
+    pub fn build(self) -> Result<SanitizerConfig> {
+        self.config.validate()?;
+        Ok(self.config)
+    }
+}

@@ -1,0 +1,53 @@
+//! Truthful text sanitization: every detected span is replaced by the most informative
+//! generalization that an inference attack cannot invert (the method of *Truthful Text
+//! Sanitization Guided by Inference Attacks*, INTACT), with baseline strategies beside it.
+//!
+//! - Mentions of one entity are grouped ([`group`]) and get one replacement.
+//! - Direct identifiers (PERSON, CODE) get numbered labels (`PERSON 1`), never generated names.
+//! - Dates climb a rule-based ladder ([`date`]): `5 August 2003` → `August 2003` → … → `the 21st
+//!   century`.
+//! - Other spans: a model proposes generalizations, most specific first ([`prompt`], parsed
+//!   strictly by [`parse`]); an attacker model guesses the original from each candidate in turn,
+//!   and the first candidate it cannot recover ([`matching`]) wins.
+//!
+//! ```
+//! use kanon_core::EntityType;
+//! use kanon_llm::ScriptedModel;
+//! use kanon_sanitize::{Mention, Sanitizer, SanitizerConfig};
+//!
+//! let text = "Lilian Trosterud moved to Tromsø on 5 August 2003. Trosterud, Lilian liked it.";
+//! let mentions = [
+//!     Mention::new(0, 16, EntityType::Person),
+//!     Mention::new(26, 32, EntityType::Loc),
+//!     Mention::new(36, 49, EntityType::Datetime),
+//!     Mention::new(51, 68, EntityType::Person),
+//! ];
+//! // The generalizer answers the prompt naming `Tromsø`; the attacker guesses a capital.
+//! let model = ScriptedModel::new("demo")
+//!     .reply("Phrase: Tromsø", "1. a Norwegian city\n2. a city in Scandinavia")
+//!     .fallback("1. Oslo\n2. Stockholm");
+//! let sanitizer = Sanitizer::new(SanitizerConfig::default()).unwrap().with_model(&model);
+//! let sanitized = sanitizer.sanitize("d1", text, &mentions).unwrap();
+//! assert_eq!(
+//!     sanitized.document.text,
+//!     "PERSON 1 moved to a Norwegian city in August 2003. PERSON 1 liked it."
+//! );
+//! assert_eq!(sanitized.stats.chosen, vec![2]); // the city and the date took candidate 1
+//! ```
+
+pub mod config;
+pub mod date;
+pub mod error;
+pub mod group;
+pub mod lemma;
+pub mod matching;
+pub mod parse;
+pub mod prompt;
+pub mod render;
+pub mod sanitizer;
+
+pub use config::{DirectStyle, SanitizerConfig, SanitizerConfigBuilder, Strategy};
+pub use error::{Error, Result};
+pub use group::{EntityGroup, Mention, group_mentions};
+pub use matching::{MatchConfig, MatchRule, guess_matches};
+pub use sanitizer::{Edit, Reason, SanitizeStats, Sanitized, SanitizedDocument, Sanitizer};

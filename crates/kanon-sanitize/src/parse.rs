@@ -1,0 +1,254 @@
+//! Strict parsing of a model's answer into a list of short phrases. Models wrap lists in prose,
+//! bullets, numbering, quotes and explanations, and a document may try to make them say anything;
+//! whatever is not a short phrase is dropped, never passed on.
+
+/// What a phrase may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhraseLimits {
+    /// Phrases kept at most (the first ones).
+    pub max_items: usize,
+    /// Longer phrases are dropped, not truncated (a truncated phrase may say something else).
+    pub max_chars: usize,
+    pub max_words: usize,
+}
+
+/// Lines that introduce or comment on a list rather than belong to it.
+const PROSE_OPENINGS: &[&str] = &[
+    "here are",
+    "here is",
+    "here's",
+    "sure",
+    "note",
+    "these are",
+    "the following",
+    "i ",
+    "i'",
+    "as an",
+    "okay",
+    "ok,",
+    "of course",
+    "example",
+    "explanation",
+    "certainly",
+    "let me",
+    "in this",
+];
+
+/// Words of instructions and markup: a phrase with one of them is what an injected instruction
+/// made the model say, not a generalization or a guess.
+const INSTRUCTION_MARKERS: &[&str] = &[
+    "ignore",
+    "instruction",
+    "previous",
+    "prompt",
+    "system",
+    "assistant",
+    "disregard",
+    "output",
+    "you must",
+    "respond",
+    "reply",
+    "http",
+    "www.",
+    "://",
+    "<data",
+    "</data",
+];
+
+/// Parses a model's answer into at most `limits.max_items` distinct short phrases, in order.
+pub fn parse_phrase_list(answer: &str, limits: &PhraseLimits) -> Vec<String> {
+    let mut phrases: Vec<String> = Vec::new();
+    for item in items(answer) {
+        let Some(phrase) = clean_item(&item, limits) else {
+            continue;
+        };
+        if !phrases
+            .iter()
+            .any(|kept| kept.to_lowercase() == phrase.to_lowercase())
+        {
+            phrases.push(phrase);
+        }
+        if phrases.len() == limits.max_items {
+            break;
+        }
+    }
+    phrases
+}
+
+/// The answer's items: one a line; a one-line answer is split at inline numbering (`1. a 2. b`)
+/// or at semicolons and commas.
+fn items(answer: &str) -> Vec<String> {
+    let lines: Vec<&str> = answer
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    if let [line] = lines.as_slice() {
+        let numbered = split_inline_numbering(line);
+        if numbered.len() > 1 {
+            return numbered;
+        }
+        for separator in [';', ','] {
+            if line.matches(separator).count() >= 2 {
+                return line.split(separator).map(str::to_owned).collect();
+            }
+        }
+    }
+    lines.into_iter().map(str::to_owned).collect()
+}
+
+/// Splits `1. France 2. Europe 3) a country` before each number followed by `.` or `)`.
+fn split_inline_numbering(line: &str) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut cuts = vec![0];
+    for i in 1..chars.len() {
+        if chars[i].is_ascii_digit()
+            && chars[i - 1].is_whitespace()
+            && matches!(chars.get(i + 1), Some('.' | ')'))
+            && chars.get(i + 2).is_none_or(|c| c.is_whitespace())
+        {
+            cuts.push(i);
+        }
+    }
+    cuts.push(chars.len());
+    cuts.windows(2)
+        .map(|pair| chars[pair[0]..pair[1]].iter().collect())
+        .collect()
+}
+
+/// One item as a clean phrase, or `None` when it is prose, an instruction or too long.
+fn clean_item(item: &str, limits: &PhraseLimits) -> Option<String> {
+    let raw = item.trim();
+    if raw.ends_with(':') {
+        return None;
+    }
+    let lowered = raw.to_lowercase();
+    let without_marks = lowered.trim_start_matches(|c: char| !c.is_alphanumeric());
+    if PROSE_OPENINGS
+        .iter()
+        .any(|opening| without_marks.starts_with(opening))
+    {
+        return None;
+    }
+    let mut phrase = strip_list_marker(raw);
+    phrase = strip_label(&phrase);
+    phrase = cut_explanation(&phrase);
+    let phrase: String = phrase
+        .chars()
+        .filter(|c| !c.is_control() && !"[]{}<>*_`#|\\".contains(*c))
+        .collect();
+    let phrase = phrase
+        .trim()
+        .trim_matches(|c: char| "\"'“”‘’«»„".contains(c))
+        .trim()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+        .trim();
+    let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lowered = phrase.to_lowercase();
+    let too_long = phrase.chars().count() > limits.max_chars
+        || phrase.split_whitespace().count() > limits.max_words;
+    let instruction = INSTRUCTION_MARKERS
+        .iter()
+        .any(|marker| lowered.contains(marker));
+    let has_word = phrase.chars().any(char::is_alphanumeric);
+    (!too_long && !instruction && has_word).then_some(phrase)
+}
+
+/// Strips bullets and numbering: `- x`, `* x`, `• x`, `1. x`, `2) x`, `(3) x`, `#4 x`, `5: x`.
+fn strip_list_marker(item: &str) -> String {
+    let mut rest = item.trim_start_matches(|c: char| "-*•–—·>+".contains(c) || c.is_whitespace());
+    let unparenthesised = rest.strip_prefix('(').unwrap_or(rest);
+    let unhashed = unparenthesised.strip_prefix('#').unwrap_or(unparenthesised);
+    let digits = unhashed.chars().take_while(char::is_ascii_digit).count();
+    if (1..=2).contains(&digits) {
+        let after = &unhashed[digits..];
+        if let Some(after) = after
+            .strip_prefix(['.', ')', ':', ']'])
+            .or_else(|| after.strip_prefix(" -"))
+        {
+            rest = after;
+        } else if after.starts_with(char::is_whitespace) && unhashed.len() != unparenthesised.len()
+        {
+            rest = after;
+        }
+    }
+    rest.trim_start_matches(|c: char| ")-:".contains(c) || c.is_whitespace())
+        .to_owned()
+}
+
+/// Strips a leading label of one or two words and an optional number: `Guess 2: x`,
+/// `Generalization: x`, `Answer - x`.
+fn strip_label(item: &str) -> String {
+    if let Some((label, rest)) = item.split_once(':') {
+        let words: Vec<&str> = label.split_whitespace().collect();
+        let is_label = (1..=3).contains(&words.len())
+            && words[0].chars().next().is_some_and(char::is_alphabetic)
+            && words
+                .iter()
+                .skip(1)
+                .all(|word| word.chars().all(|c| c.is_ascii_digit()) || words.len() == 2);
+        if is_label && !rest.trim().is_empty() {
+            return rest.trim().to_owned();
+        }
+    }
+    item.to_owned()
+}
+
+/// Cuts an explanation after the phrase: `a university (more general)`, `a city - less specific`.
+fn cut_explanation(item: &str) -> String {
+    let mut end = item.len();
+    for separator in [" (", " - ", " – ", " — ", " because "] {
+        if let Some(index) = item.find(separator)
+            && index > 0
+        {
+            end = end.min(index);
+        }
+    }
+    item[..end].to_owned()
+}
+
+/// Whether `haystack` contains `needle` as a run of whole words, after kanon's normalisation
+/// (case, diacritics and punctuation do not matter).
+pub fn contains_phrase(haystack: &str, needle: &str) -> bool {
+    let haystack = kanon_core::text::words(haystack);
+    let needle = kanon_core::text::words(needle);
+    !needle.is_empty()
+        && haystack
+            .windows(needle.len())
+            .any(|window| window == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: PhraseLimits = PhraseLimits {
+        max_items: 5,
+        max_chars: 60,
+        max_words: 8,
+    };
+
+    #[test]
+    fn strips_markers() {
+        for (item, phrase) in [
+            ("1. a Norwegian city", "a Norwegian city"),
+            ("(2) a city", "a city"),
+            ("#3 Europe", "Europe"),
+            ("- \"a capital\"", "a capital"),
+            ("Guess 4: Oslo", "Oslo"),
+            ("**a port city**", "a port city"),
+            ("2003 elections", "2003 elections"),
+        ] {
+            assert_eq!(clean_item(item, &LIMITS).as_deref(), Some(phrase), "{item}");
+        }
+    }
+
+    #[test]
+    fn whole_word_containment() {
+        assert!(contains_phrase(
+            "the University of Oslo, Norway",
+            "university of oslo"
+        ));
+        assert!(!contains_phrase("Osloer Straße", "Oslo"));
+    }
+}

@@ -1,0 +1,197 @@
+//! Writing replacements into a text with grammatical care: `a`/`an` agree with the replacement,
+//! no doubled articles or prepositions (`in in 2003`, `the a university`), `on` becomes `in`
+//! before a date coarser than a day, a replacement that opens a sentence is capitalised, and a
+//! deleted span leaves no double space behind.
+
+use kanon_core::EntityType;
+
+/// One replacement of a character span of the original text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub start: usize,
+    pub end: usize,
+    pub entity_type: EntityType,
+    pub text: String,
+    /// Wraps the replacement in `[[…]]`: how the attacker is shown the candidate under attack.
+    pub bracketed: bool,
+}
+
+const PREPOSITIONS: &[&str] = &[
+    "in", "on", "at", "of", "from", "to", "for", "by", "with", "during", "since", "until", "into",
+    "near", "about", "around", "before", "after",
+];
+
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "his", "her", "their", "its", "our", "my", "your", "this", "that",
+];
+
+const ARTICLES: &[&str] = &["a", "an", "the"];
+
+/// Whether a phrase is spoken with a vowel sound first, so takes `an`.
+pub fn takes_an(phrase: &str) -> bool {
+    let Some(word) = phrase.split_whitespace().next() else {
+        return false;
+    };
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+    let lower = word.to_lowercase();
+    let is_acronym =
+        word.chars().count() >= 2 && word.chars().all(|c| c.is_uppercase() || c.is_ascii_digit());
+    if is_acronym {
+        // Letters named with a vowel sound: F, H, L, M, N, R, S, X, and the vowels but U.
+        return word.starts_with(['A', 'E', 'F', 'H', 'I', 'L', 'M', 'N', 'O', 'R', 'S', 'X']);
+    }
+    if let Some(first) = lower.chars().next()
+        && first.is_ascii_digit()
+    {
+        // 8, 11, 18, 80, 800…: "an eight", "an eleven", "an eighteen".
+        return lower.starts_with('8') || lower.starts_with("11") || lower.starts_with("18");
+    }
+    const VOWEL_SOUND_EXCEPTIONS: &[&str] = &["hour", "honest", "honor", "honour", "heir"];
+    const CONSONANT_SOUND_EXCEPTIONS: &[&str] = &[
+        "uni", "use", "usu", "uti", "eu", "one", "once", "ure", "uro", "ubi",
+    ];
+    if VOWEL_SOUND_EXCEPTIONS
+        .iter()
+        .any(|prefix| lower.starts_with(prefix))
+    {
+        return true;
+    }
+    if CONSONANT_SOUND_EXCEPTIONS
+        .iter()
+        .any(|prefix| lower.starts_with(prefix))
+    {
+        return false;
+    }
+    lower.starts_with(['a', 'e', 'i', 'o', 'u'])
+}
+
+/// The last word of `out` with its byte range, when `out` ends in a word and whitespace.
+fn previous_word(out: &str) -> Option<(usize, usize)> {
+    let trimmed = out.trim_end();
+    if trimmed.len() == out.len() {
+        return None;
+    }
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphabetic())
+        .last()
+        .map(|(i, _)| i)?;
+    Some((start, trimmed.len()))
+}
+
+fn first_word(phrase: &str) -> &str {
+    phrase.split_whitespace().next().unwrap_or("")
+}
+
+fn without_first_word(phrase: &str) -> &str {
+    phrase
+        .trim_start()
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, rest)| rest.trim_start())
+}
+
+fn capitalise(phrase: &str) -> String {
+    let mut chars = phrase.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Keeps the case pattern of `template` (`The`, `THE`, `the`) on `word`.
+fn same_case(template: &str, word: &str) -> String {
+    if template.chars().count() > 1 && template.chars().all(char::is_uppercase) {
+        word.to_uppercase()
+    } else if template.starts_with(char::is_uppercase) {
+        capitalise(word)
+    } else {
+        word.to_owned()
+    }
+}
+
+fn opens_sentence(out: &str) -> bool {
+    let trimmed = out.trim_end();
+    trimmed.is_empty()
+        || trimmed.ends_with(['.', '!', '?', ':'])
+        || out[trimmed.len()..].contains('\n')
+}
+
+/// A date phrase coarser than a day (`August 2003`, `the early 2000s`), which takes `in`, not `on`.
+fn coarser_than_day(phrase: &str) -> bool {
+    match crate::date::parse_date(phrase) {
+        Some(parsed) => !matches!(parsed.value, crate::date::DateValue::Day { .. }),
+        None => phrase.trim_start().to_lowercase().starts_with("the "),
+    }
+}
+
+/// Writes `replacements` (sorted by start, non-overlapping, character offsets) into `text`.
+pub fn render(text: &str, replacements: &[Replacement]) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for replacement in replacements {
+        out.extend(&chars[cursor..replacement.start.min(chars.len())]);
+        cursor = replacement.end.min(chars.len());
+        let mut phrase = replacement.text.trim().to_owned();
+        if phrase.is_empty() {
+            // Suppression: no double space, no space before punctuation.
+            let next = chars.get(cursor).copied();
+            if out.ends_with(char::is_whitespace)
+                && next.is_none_or(|c| c.is_whitespace() || ",.;:!?)".contains(c))
+            {
+                let trimmed = out.trim_end_matches([' ', '\t']).len();
+                out.truncate(trimmed);
+            }
+            continue;
+        }
+        if let Some((start, end)) = previous_word(&out) {
+            let before = out[start..end].to_owned();
+            let before_lower = before.to_lowercase();
+            let first = first_word(&phrase).to_lowercase();
+            let doubled_preposition =
+                PREPOSITIONS.contains(&before_lower.as_str()) && first == before_lower;
+            let doubled_determiner =
+                DETERMINERS.contains(&before_lower.as_str()) && ARTICLES.contains(&first.as_str());
+            if doubled_preposition || doubled_determiner {
+                phrase = without_first_word(&phrase).to_owned();
+            }
+            if replacement.entity_type == EntityType::Datetime
+                && before_lower == "on"
+                && coarser_than_day(&phrase)
+            {
+                out.replace_range(start..end, &same_case(&before, "in"));
+            } else if (before_lower == "a" || before_lower == "an") && !phrase.is_empty() {
+                let article = if takes_an(&phrase) { "an" } else { "a" };
+                out.replace_range(start..end, &same_case(&before, article));
+            }
+        }
+        if opens_sentence(&out) {
+            phrase = capitalise(&phrase);
+        }
+        if replacement.bracketed {
+            out.push_str("[[");
+            out.push_str(&phrase);
+            out.push_str("]]");
+        } else {
+            out.push_str(&phrase);
+        }
+    }
+    out.extend(chars.get(cursor..).unwrap_or(&[]));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn articles_by_sound() {
+        assert!(!takes_an("European union"));
+        assert!(takes_an("hour"));
+        assert!(takes_an("FBI agent"));
+        assert!(!takes_an("university"));
+        assert!(takes_an("island"));
+        assert!(takes_an("80-year-old"));
+    }
+}
