@@ -130,8 +130,9 @@ pub struct SanitizerConfig {
     /// The attacker sees at most this many characters of the document around the first mention of
     /// the entity (0: the whole document).
     pub attack_context_chars: usize,
-    /// Writes the attacker's guesses that matched the original into the edit log. Off by default:
-    /// a matched guess usually *is* the original, and the edit log travels with the sanitized text.
+    /// Writes every guess of the attacker into the edit log as it was. Off by default: a matched
+    /// guess usually *is* the original, another may name a different masked span, and the edit
+    /// log travels with the sanitized text.
     pub log_matched_guesses: bool,
 }
 

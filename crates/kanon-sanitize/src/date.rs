@@ -376,7 +376,8 @@ impl DateValue {
 
 impl ParsedDate {
     /// Up to `max` generalizations, most specific first, starting one rung above the original. When
-    /// there are more rungs than `max`, the bare decade goes first and the century is always kept:
+    /// there are more rungs than `max`, the bare decade goes first and the century is kept (unless
+    /// `max` is 1):
     /// `5 August 2003` gives exactly `August 2003`, `summer 2003`, `2003`, `the early 2000s`,
     /// `the 21st century`.
     pub fn ladder(&self, max: usize) -> Vec<String> {
@@ -393,7 +394,7 @@ impl ParsedDate {
         {
             rungs.remove(index);
         }
-        while rungs.len() > max && rungs.len() > 1 {
+        while rungs.len() > max && rungs.len() > 2 {
             // Keep the coarsest rung (the century): drop from just below it.
             rungs.remove(rungs.len() - 2);
         }

@@ -137,19 +137,24 @@ fn clean_item(item: &str, limits: &PhraseLimits) -> Option<String> {
         .chars()
         .filter(|c| !c.is_control() && !"[]{}<>*_`#|\\".contains(*c))
         .collect();
-    let phrase = phrase
-        .trim()
-        .trim_matches(|c: char| "\"'“”‘’«»„".contains(c))
-        .trim()
-        .trim_end_matches(['.', ',', ';', ':', '!', '?'])
-        .trim();
+    let mut phrase = phrase.trim();
+    loop {
+        let trimmed = phrase
+            .trim_matches(|c: char| "\"'“”‘’«»„".contains(c) || c.is_whitespace())
+            .trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        if trimmed.len() == phrase.len() {
+            break;
+        }
+        phrase = trimmed;
+    }
     let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
     let lowered = phrase.to_lowercase();
     let too_long = phrase.chars().count() > limits.max_chars
         || phrase.split_whitespace().count() > limits.max_words;
+    let raw_lowered = raw.to_lowercase();
     let instruction = INSTRUCTION_MARKERS
         .iter()
-        .any(|marker| lowered.contains(marker));
+        .any(|marker| lowered.contains(marker) || raw_lowered.contains(marker));
     let has_word = phrase.chars().any(char::is_alphanumeric);
     (!too_long && !instruction && has_word).then_some(phrase)
 }

@@ -143,6 +143,11 @@ pub fn render(text: &str, replacements: &[Replacement]) -> String {
                 let trimmed = out.trim_end_matches([' ', '\t']).len();
                 out.truncate(trimmed);
             }
+            if out.is_empty() || out.ends_with('\n') {
+                while chars.get(cursor).is_some_and(|c| *c == ' ' || *c == '\t') {
+                    cursor += 1;
+                }
+            }
             continue;
         }
         if let Some((start, end)) = previous_word(&out) {

@@ -54,8 +54,9 @@ pub struct Edit {
     pub replacement: String,
     /// The candidates, most specific first (empty for labels).
     pub candidates: Vec<String>,
-    /// The attacker's guesses for each candidate tried, in order. A guess that matched the
-    /// original is written as `[matched: RULE]` unless the config logs matched guesses.
+    /// The attacker's guesses for each candidate tried, in order. Unless the config logs matched
+    /// guesses, a guess that matched the original is written as `[matched: RULE]` and one that
+    /// names another masked span of the document as `[redacted]`.
     pub guesses: Vec<Vec<String>>,
     /// 1-based rank of the chosen candidate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -367,10 +368,10 @@ impl<'m> Sanitizer<'m> {
                     parse_phrase_list(&answer, &self.limits(self.config.candidates * 2))
                 }
             };
-        let own: Vec<&String> = group
+        let own: Vec<&str> = group
             .mentions
             .iter()
-            .map(|&index| &surfaces[index])
+            .map(|&index| surfaces[index].as_str())
             .collect();
         let mut kept: Vec<String> = Vec::new();
         for candidate in proposed {
@@ -478,6 +479,12 @@ impl<'m> Sanitizer<'m> {
                                 format!("[matched: {}]", rule_name(rule))
                             });
                         }
+                        // A guess may name another masked span: the log must not carry it.
+                        None if !self.config.log_matched_guesses
+                            && reveals_original(&guess, &[], surfaces) =>
+                        {
+                            logged.push("[redacted]".to_owned());
+                        }
                         None => logged.push(guess),
                     }
                 }
@@ -520,7 +527,7 @@ fn rule_name(rule: MatchRule) -> &'static str {
 /// Whether a candidate discloses an original: it contains one of the entity's own mentions (as
 /// words, or as a substring of four characters or more: `Kodnanis`), or any masked span of the
 /// document as words.
-fn reveals_original(candidate: &str, own: &[&String], all: &[String]) -> bool {
+fn reveals_original(candidate: &str, own: &[&str], all: &[String]) -> bool {
     let folded = kanon_core::text::words(candidate).join(" ");
     own.iter().any(|original| {
         let original = kanon_core::text::words(original).join(" ");

@@ -1,0 +1,435 @@
+//! The sanitizer end to end with a scripted model: selection order and fallback, what the attacker
+//! sees, the strategies, grammar, offsets in non-ASCII text, and the edit log.
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::sync::Mutex;
+
+use kanon_core::EntityType;
+use kanon_llm::{ChatModel, ChatRequest, ChatResponse, ModelId, Role, ScriptedModel};
+use kanon_sanitize::{
+    DirectStyle, Mention, Reason, SanitizedDocument, Sanitizer, SanitizerConfig, Strategy,
+};
+
+const TEXT: &str = "Zoë Ølund was born in Tromsø on 5 August 2003. Ølund studied at the \
+                    University of Tromsø and joined the Labour Party in 2021.";
+
+/// Mentions of `(phrase, type)` in order: each phrase is found after the previous one.
+fn mentions(text: &str, phrases: &[(&str, EntityType)]) -> Vec<Mention> {
+    let mut from = 0;
+    let mut out = Vec::new();
+    for &(phrase, entity_type) in phrases {
+        let byte = from + text[from..].find(phrase).unwrap();
+        from = byte + phrase.len();
+        let start = text[..byte].chars().count();
+        out.push(Mention::new(
+            start,
+            start + phrase.chars().count(),
+            entity_type,
+        ));
+    }
+    out
+}
+
+fn biography_mentions() -> Vec<Mention> {
+    use EntityType::*;
+    mentions(
+        TEXT,
+        &[
+            ("Zoë Ølund", Person),
+            ("Tromsø", Loc),
+            ("5 August 2003", Datetime),
+            ("Ølund", Person),
+            ("University of Tromsø", Org),
+            ("Labour Party", Org),
+            ("2021", Datetime),
+        ],
+    )
+}
+
+/// The generalizer and the attacker of the biography: Tromsø's first candidate is guessed, the
+/// university's first two candidates reveal originals and are dropped, the party is always guessed.
+fn biography_model() -> ScriptedModel {
+    ScriptedModel::new("biography")
+        .reply(
+            "Phrase: Tromsø",
+            "1. a city in northern Norway\n2. a Norwegian city\n3. a Scandinavian city\n4. a European city\n5. a city",
+        )
+        .reply(
+            "Phrase: University of Tromsø",
+            "Here are the generalizations:\n1. the University of Tromsø\n2. a university in Tromsø\n3. a Norwegian university\n4. a university",
+        )
+        .reply(
+            "Phrase: Labour Party",
+            "1. a Norwegian social democratic party\n2. a political party\n3. an organization",
+        )
+        .reply("[[a city in northern Norway]]", "1. Tromsø\n2. Bodø")
+        .reply("[[a Norwegian city]]", "1. Bergen\n2. Oslo")
+        .reply("[[August 2003]]", "1. 5 August 2003\n2. 12 August 2003")
+        .reply("[[Norwegian university]]", "1. University of Tromso\n2. UiT")
+        .reply("[[university]]", "1. University of Bergen\n2. NTNU")
+        .reply("[[Norwegian social democratic party]]", "- Labour Party")
+        .reply("[[political party]]", "- Labour")
+        .reply("[[organization]]", "- the Labour Party")
+        .fallback("1. Oslo\n2. 1999")
+}
+
+fn sanitize(config: SanitizerConfig, model: &dyn ChatModel) -> kanon_sanitize::Sanitized {
+    Sanitizer::new(config)
+        .unwrap()
+        .with_model(model)
+        .sanitize("bio", TEXT, &biography_mentions())
+        .unwrap()
+}
+
+#[test]
+fn intact_takes_the_first_unguessed_candidate_and_falls_back_to_the_label() {
+    let model = biography_model();
+    let sanitized = sanitize(SanitizerConfig::default(), &model);
+    assert_eq!(
+        sanitized.document.text,
+        "PERSON 1 was born in a Norwegian city in summer 2003. PERSON 1 studied at the \
+         university and joined the ORG 2 in the early 2020s."
+    );
+    let stats = &sanitized.stats;
+    assert_eq!((stats.spans, stats.entities, stats.direct_spans), (7, 6, 2));
+    assert_eq!(
+        stats.chosen,
+        vec![1, 3],
+        "2021 took candidate 1; three took candidate 2"
+    );
+    assert_eq!(stats.all_guessed_spans, 1);
+    assert_eq!(stats.ladder_entities, 2);
+    assert_eq!(stats.rejected_candidates, 2);
+    assert_eq!((stats.generation_calls, stats.attack_calls), (3, 10));
+    assert_eq!(model.calls(), 13);
+    let party = sanitized
+        .document
+        .edits
+        .iter()
+        .find(|edit| edit.entity == "ORG 2")
+        .unwrap();
+    assert_eq!(party.reason, Reason::AllGuessed);
+    assert_eq!(party.guesses.len(), 3);
+    assert_eq!(party.guesses[1], ["[matched: lemma]"]);
+}
+
+#[test]
+fn the_edit_log_reads_well() {
+    let sanitized = sanitize(SanitizerConfig::default(), &biography_model());
+    insta::assert_json_snapshot!("biography_intact", sanitized.document);
+}
+
+/// Records the last user message of every request, then answers like `inner`.
+struct Recording<M> {
+    inner: M,
+    prompts: Mutex<Vec<String>>,
+}
+
+impl<M: ChatModel> ChatModel for Recording<M> {
+    fn id(&self) -> ModelId {
+        self.inner.id()
+    }
+    fn chat(&self, request: &ChatRequest) -> kanon_llm::Result<ChatResponse> {
+        let prompt = request
+            .messages
+            .iter()
+            .rev()
+            .find(|message| message.role == Role::User)
+            .unwrap()
+            .content
+            .clone();
+        self.prompts.lock().unwrap().push(prompt);
+        self.inner.chat(request)
+    }
+}
+
+fn data_section(prompt: &str) -> &str {
+    let start = prompt.find("<data>\n").unwrap() + "<data>\n".len();
+    let end = prompt.find("\n</data>").unwrap();
+    &prompt[start..end]
+}
+
+#[test]
+fn the_attacker_sees_chosen_replacements_before_and_most_specific_candidates_after() {
+    let model = Recording {
+        inner: biography_model(),
+        prompts: Mutex::new(Vec::new()),
+    };
+    sanitize(SanitizerConfig::default(), &model);
+    let prompts = model.prompts.lock().unwrap();
+    let attacks: Vec<&str> = prompts
+        .iter()
+        .filter(|prompt| prompt.contains("[["))
+        .map(|prompt| data_section(prompt))
+        .collect();
+    assert_eq!(attacks.len(), 10);
+    // The first attack: Tromsø's first candidate; later entities show their most specific one.
+    assert_eq!(
+        attacks[0],
+        "PERSON 1 was born in [[a city in northern Norway]] in August 2003. PERSON 1 studied at the \
+         Norwegian university and joined the Norwegian social democratic party in the early 2020s."
+    );
+    // The date's second candidate: Tromsø already has its chosen replacement.
+    assert_eq!(
+        attacks[3],
+        "PERSON 1 was born in a Norwegian city in [[summer 2003]]. PERSON 1 studied at the \
+         Norwegian university and joined the Norwegian social democratic party in the early 2020s."
+    );
+    // Every attack shows exactly one bracketed phrase per mention of the entity under attack.
+    for attack in &attacks {
+        assert_eq!(attack.matches("[[").count(), 1, "{attack}");
+    }
+}
+
+#[test]
+fn baseline_strategies() {
+    let model = biography_model();
+    let expected = [
+        (
+            Strategy::Suppress,
+            "was born in on. studied at the and joined the in.",
+        ),
+        (
+            Strategy::Placeholder,
+            "*** was born in *** on ***. *** studied at the *** and joined the *** in ***.",
+        ),
+        (
+            Strategy::Label,
+            "PERSON was born in LOC on DATETIME. PERSON studied at the ORG and joined the ORG in DATETIME.",
+        ),
+        (
+            Strategy::NumberedLabel,
+            "PERSON 1 was born in LOC 1 on DATETIME 1. PERSON 1 studied at the ORG 1 and joined the ORG 2 in DATETIME 2.",
+        ),
+        (
+            Strategy::MostSpecific,
+            "PERSON 1 was born in a city in northern Norway in August 2003. PERSON 1 studied at the \
+             Norwegian university and joined the Norwegian social democratic party in the early 2020s.",
+        ),
+        (
+            Strategy::LeastSpecific,
+            "PERSON 1 was born in a city in the 21st century. PERSON 1 studied at the university and \
+             joined the organization in the 21st century.",
+        ),
+    ];
+    for (strategy, text) in expected {
+        let config = SanitizerConfig::builder()
+            .strategy(strategy)
+            .build()
+            .unwrap();
+        let sanitized = sanitize(config, &model);
+        assert_eq!(sanitized.document.text, text, "{strategy}");
+        assert_eq!(sanitized.stats.attack_calls, 0, "{strategy}");
+    }
+}
+
+#[test]
+fn masking_strategies_need_no_model_and_generalizing_ones_say_so() {
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::NumberedLabel)
+        .build()
+        .unwrap();
+    let sanitizer = Sanitizer::new(config).unwrap();
+    assert!(
+        sanitizer
+            .sanitize("bio", TEXT, &biography_mentions())
+            .is_ok()
+    );
+    let err = Sanitizer::new(SanitizerConfig::default())
+        .unwrap()
+        .sanitize("bio", TEXT, &biography_mentions())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("needs a language model") && err.contains("LOC"),
+        "{err}"
+    );
+    // Dates and people alone need none.
+    let dates_only: Vec<Mention> = biography_mentions()
+        .into_iter()
+        .filter(|m| matches!(m.entity_type, EntityType::Person | EntityType::Datetime))
+        .collect();
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let text = Sanitizer::new(config)
+        .unwrap()
+        .sanitize("bio", TEXT, &dates_only)
+        .unwrap()
+        .document
+        .text;
+    assert!(
+        text.starts_with("PERSON 1 was born in Tromsø in August 2003."),
+        "{text}"
+    );
+}
+
+#[test]
+fn direct_identifier_styles() {
+    let model = biography_model();
+    for (style, opening) in [
+        (DirectStyle::NumberedLabel, "PERSON 1 was born"),
+        (DirectStyle::Placeholder, "*** was born"),
+        (DirectStyle::Description, "The person was born"),
+    ] {
+        let config = SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .direct_style(style)
+            .build()
+            .unwrap();
+        let text = sanitize(config, &model).document.text;
+        assert!(text.starts_with(opening), "{style:?}: {text}");
+    }
+}
+
+#[test]
+fn grammar_articles_and_prepositions() {
+    let text = "She moved to a Oslo suburb in 1999 and became an Bergen resident.";
+    let phrases = [
+        ("Oslo", EntityType::Loc),
+        ("in 1999", EntityType::Datetime),
+        ("Bergen", EntityType::Loc),
+    ];
+    let model = ScriptedModel::new("grammar")
+        .reply("Phrase: Oslo", "1. eastern Norwegian")
+        .reply("Phrase: Bergen", "1. Norwegian")
+        .fallback("1. nothing");
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .sanitize("g", text, &mentions(text, &phrases))
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "She moved to an eastern Norwegian suburb in the late 1990s and became a Norwegian resident."
+    );
+    // A candidate that repeats the preposition before the span: "born in in northern Norway".
+    let doubled = "He was born in Tromsø.";
+    let model = ScriptedModel::new("doubled").fallback("1. in northern Norway");
+    let sanitized = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+    .with_model(&model)
+    .sanitize(
+        "d",
+        doubled,
+        &mentions(doubled, &[("Tromsø", EntityType::Loc)]),
+    )
+    .unwrap();
+    assert_eq!(sanitized.document.text, "He was born in northern Norway.");
+}
+
+#[test]
+fn offsets_are_characters_in_non_ascii_text() {
+    let text = "👩‍🔬 Zoë Ølund (née Øster) lived in Zürich — then São Paulo.";
+    let phrases = [
+        ("Zoë Ølund", EntityType::Person),
+        ("Øster", EntityType::Person),
+        ("Zürich", EntityType::Loc),
+        ("São Paulo", EntityType::Loc),
+    ];
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::NumberedLabel)
+        .build()
+        .unwrap();
+    let spans = mentions(text, &phrases);
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .sanitize("u", text, &spans)
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "👩‍🔬 PERSON 1 (née PERSON 2) lived in LOC 1 — then LOC 2."
+    );
+    for (edit, (phrase, _)) in sanitized.document.edits.iter().zip(phrases) {
+        let original: String = text
+            .chars()
+            .skip(edit.start)
+            .take(edit.end - edit.start)
+            .collect();
+        assert_eq!(original, phrase);
+    }
+    assert_eq!(
+        sanitized.document.edits[0].start, 4,
+        "the emoji is 3 characters, then a space"
+    );
+}
+
+#[test]
+fn invalid_and_overlapping_spans() {
+    let sanitizer = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::Label)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let err = sanitizer
+        .sanitize("x", "Zoë", &[Mention::new(0, 4, EntityType::Person)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("document \"x\"") && err.contains("0..4"),
+        "{err}"
+    );
+    let sanitized = sanitizer
+        .sanitize(
+            "x",
+            "Zoë Ølund",
+            &[
+                Mention::new(4, 9, EntityType::Person),
+                Mention::new(0, 9, EntityType::Person),
+            ],
+        )
+        .unwrap();
+    assert_eq!(sanitized.document.text, "PERSON");
+    assert_eq!(sanitized.stats.overlapping_spans, 1);
+}
+
+#[test]
+fn empty_or_useless_answers_fall_back_to_the_label() {
+    let text = "She lives in Tromsø.";
+    let model = ScriptedModel::new("useless")
+        .fallback("Sure! Here you go:\n1. Tromsø\n2. the city of Tromsø");
+    let sanitized = Sanitizer::new(SanitizerConfig::default())
+        .unwrap()
+        .with_model(&model)
+        .sanitize("t", text, &mentions(text, &[("Tromsø", EntityType::Loc)]))
+        .unwrap();
+    assert_eq!(sanitized.document.text, "She lives in LOC 1.");
+    assert_eq!(sanitized.document.edits[0].reason, Reason::NoCandidates);
+    assert_eq!(sanitized.stats.no_candidate_spans, 1);
+    assert_eq!(sanitized.stats.rejected_candidates, 2);
+}
+
+#[test]
+fn matched_guesses_are_logged_only_when_asked() {
+    let config = SanitizerConfig::builder()
+        .log_matched_guesses(true)
+        .build()
+        .unwrap();
+    let sanitized = sanitize(config, &biography_model());
+    let city = &sanitized.document.edits[1];
+    assert_eq!(city.guesses[0], ["Tromsø", "Bodø"]);
+}
+
+#[test]
+fn sanitized_documents_round_trip_through_json() {
+    let sanitized = sanitize(SanitizerConfig::default(), &biography_model()).document;
+    let json = serde_json::to_string(&sanitized).unwrap();
+    let back: SanitizedDocument = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, sanitized);
+    assert!(
+        json.starts_with(r#"{"id":"bio","text":"PERSON 1 was born"#),
+        "{json}"
+    );
+}
