@@ -1,19 +1,33 @@
-//! Chat-completion backends behind one small trait, [`ChatModel`].
+//! Chat-completion backends behind one small trait, [`ChatModel`]:
+//!
+//! - [`HttpModel`]: any OpenAI-compatible `/v1/chat/completions` server (vLLM, llama.cpp, Ollama);
+//! - [`CachedModel`]: every answer of another model kept on disk, so reruns are free and identical;
+//! - [`ScriptedModel`]: canned answers for tests.
 //!
 //! ```
-//! use kanon_llm::{ChatModel, ChatRequest, Message, ScriptedModel};
+//! use kanon_llm::{CachedModel, ChatModel, ChatRequest, Message, ScriptedModel};
 //!
 //! let model = ScriptedModel::new("canned").reply("Paris", "1. France\n2. Europe");
+//! let dir = tempfile::tempdir().unwrap();
+//! let cached = CachedModel::new(model, dir.path()).unwrap();
 //! let request = ChatRequest::new(vec![Message::user("Where is Paris?")]);
-//! let response = model.chat(&request).unwrap();
+//! let response = cached.chat(&request).unwrap();
 //! assert_eq!(response.choices[0].text, "1. France\n2. Europe");
+//! assert_eq!(cached.chat(&request).unwrap(), response); // from disk this time
+//! assert_eq!(cached.inner().calls(), 1);
+//! assert_eq!((cached.stats().hits, cached.stats().misses), (1, 1));
 //! ```
 
+pub mod cache;
 pub mod error;
+pub mod http;
+mod limit;
 pub mod scripted;
 pub mod types;
 
+pub use cache::{CacheStats, CachedModel};
 pub use error::{Error, Result};
+pub use http::{HttpModel, HttpModelBuilder};
 pub use scripted::ScriptedModel;
 pub use types::{ChatRequest, ChatResponse, Choice, Message, ModelId, Role, TokenLogprob, Usage};
 
@@ -25,6 +39,14 @@ pub trait ChatModel: Send + Sync {
 
     /// Answers `request` with `request.n` choices.
     fn chat(&self, request: &ChatRequest) -> Result<ChatResponse>;
+}
+
+/// So that structs holding a `Box<dyn ChatModel>` can derive `Debug`.
+impl std::fmt::Debug for dyn ChatModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let id = self.id();
+        write!(f, "ChatModel({} {})", id.backend, id.model)
+    }
 }
 
 impl<M: ChatModel + ?Sized> ChatModel for Box<M> {

@@ -94,6 +94,28 @@ impl ChatRequest {
         self.logprobs = logprobs;
         self
     }
+
+    /// The checks every real backend makes before it spends time on a request: at least one
+    /// message and one choice, a finite temperature ≥ 0 and a top-p in (0, 1].
+    pub fn validate(&self) -> crate::Result<()> {
+        let invalid = |message: String| Err(crate::Error::InvalidRequest(message));
+        if self.messages.is_empty() {
+            return invalid("no messages".into());
+        }
+        if self.n == 0 {
+            return invalid("n = 0 asks for no choice".into());
+        }
+        if !(self.temperature.is_finite() && self.temperature >= 0.0) {
+            return invalid(format!(
+                "temperature {} is not a finite number ≥ 0",
+                self.temperature
+            ));
+        }
+        if !(self.top_p.is_finite() && self.top_p > 0.0 && self.top_p <= 1.0) {
+            return invalid(format!("top_p {} is not in (0, 1]", self.top_p));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,195 @@
+//! An on-disk response cache in front of any [`ChatModel`], so that reruns are reproducible and free.
+//!
+//! Every answer is one JSON file, `DIR/ab/abcdef….json`, named by the SHA-256 of the canonical JSON
+//! of `{"format", "model": ModelId, "request": ChatRequest}`: the backend, the model and every
+//! request field (messages, n, temperature, top-p, max tokens, stop, seed, logprobs). The file also
+//! holds the model id and the request, so an entry can be read by a person and checked on load.
+//!
+//! Writes go to a temporary file in the same directory and are renamed into place, so a crash or a
+//! concurrent writer never leaves half an entry. A file that exists but does not parse, or that
+//! answers another request, is an error naming the file (`Error::Io` with kind `InvalidData`)
+//! rather than a silent miss: a damaged cache is worth knowing about, and deleting the file is the
+//! fix. Errors of the inner model are not cached.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::{ChatModel, ChatRequest, ChatResponse, Error, ModelId, Result};
+
+/// Bumped when the key or the entry layout changes, so old entries are never misread.
+const CACHE_FORMAT: u32 = 1;
+
+/// A model whose answers are kept on disk. Its [`ChatModel::id`] is the inner model's.
+#[derive(Debug)]
+pub struct CachedModel<M: ChatModel> {
+    inner: M,
+    dir: PathBuf,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// Hits and misses since the cache was opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheStats {
+    pub hits: u64,
+    pub misses: u64,
+}
+
+#[derive(Serialize)]
+struct Key<'a> {
+    format: u32,
+    model: &'a ModelId,
+    request: &'a ChatRequest,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    format: u32,
+    model: ModelId,
+    request: ChatRequest,
+    response: ChatResponse,
+}
+
+impl<M: ChatModel> CachedModel<M> {
+    /// Caches `inner`'s answers under `dir`, created if missing.
+    pub fn new(inner: M, dir: impl Into<PathBuf>) -> Result<Self> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        Ok(CachedModel {
+            inner,
+            dir,
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    pub fn into_inner(self) -> M {
+        self.inner
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The file that holds (or would hold) the answer to `request`.
+    pub fn entry_path(&self, request: &ChatRequest) -> Result<PathBuf> {
+        let id = self.inner.id();
+        let key = serde_json::to_vec(&Key {
+            format: CACHE_FORMAT,
+            model: &id,
+            request,
+        })
+        .map_err(|err| Error::InvalidRequest(format!("cannot serialise the cache key: {err}")))?;
+        let digest = hex(&Sha256::digest(&key));
+        Ok(self.dir.join(&digest[..2]).join(format!("{digest}.json")))
+    }
+
+    fn read(
+        &self,
+        path: &Path,
+        id: &ModelId,
+        request: &ChatRequest,
+    ) -> Result<Option<ChatResponse>> {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(Error::Io {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        };
+        let entry: Entry = serde_json::from_slice(&bytes)
+            .map_err(|err| corrupt(path, &format!("not a cache entry ({err})")))?;
+        if entry.format != CACHE_FORMAT || &entry.model != id || &entry.request != request {
+            return Err(corrupt(path, "the entry answers a different request"));
+        }
+        Ok(Some(entry.response))
+    }
+
+    fn write(&self, path: &Path, entry: &Entry) -> Result<()> {
+        let parent = path.parent().unwrap_or(&self.dir);
+        let io = |source| Error::Io {
+            path: path.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(parent).map_err(io)?;
+        let mut file = tempfile::NamedTempFile::new_in(parent).map_err(io)?;
+        let json = serde_json::to_vec_pretty(entry).map_err(|err| {
+            Error::InvalidRequest(format!("cannot serialise the cache entry: {err}"))
+        })?;
+        file.write_all(&json).map_err(io)?;
+        file.as_file().sync_all().map_err(io)?;
+        file.persist(path).map_err(|err| io(err.error))?;
+        Ok(())
+    }
+}
+
+fn corrupt(path: &Path, message: &str) -> Error {
+    Error::Io {
+        path: path.to_owned(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("corrupt LLM cache entry: {message}; delete the file to recompute it"),
+        ),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(64), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
+}
+
+impl<M: ChatModel> ChatModel for CachedModel<M> {
+    fn id(&self) -> ModelId {
+        self.inner.id()
+    }
+
+    fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+        // JSON has no NaN or infinity: such a request could be stored but never read back.
+        if !request.temperature.is_finite() || !request.top_p.is_finite() {
+            return Err(Error::InvalidRequest(format!(
+                "temperature {} and top_p {} must be finite numbers",
+                request.temperature, request.top_p
+            )));
+        }
+        let id = self.inner.id();
+        let path = self.entry_path(request)?;
+        if let Some(response) = self.read(&path, &id, request)? {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(response);
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let response = self.inner.chat(request)?;
+        let entry = Entry {
+            format: CACHE_FORMAT,
+            model: id,
+            request: request.clone(),
+            response,
+        };
+        self.write(&path, &entry)?;
+        Ok(entry.response)
+    }
+}

@@ -1,0 +1,411 @@
+//! The OpenAI-compatible HTTP backend against a tiny server on 127.0.0.1: parameters, parsing, retries, limits.
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kanon_llm::{ChatModel, ChatRequest, Error, HttpModel, Message, TokenLogprob};
+use serde_json::{Value, json};
+
+/// A request as the server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    line: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+    delay: Duration,
+}
+
+fn reply(status: u16, body: impl Into<String>) -> Reply {
+    Reply {
+        status,
+        headers: Vec::new(),
+        body: body.into(),
+        delay: Duration::ZERO,
+    }
+}
+
+type Responder = dyn Fn(usize, &Seen) -> Reply + Send + Sync;
+
+/// Serves each connection on its own thread; `respond` gets the request's number (from 0).
+struct Server {
+    url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    peak_in_flight: Arc<AtomicUsize>,
+}
+
+impl Server {
+    fn start(respond: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let peak_in_flight = Arc::new(AtomicUsize::new(0));
+        let respond: Arc<Responder> = Arc::new(respond);
+        let (seen2, peak2) = (seen.clone(), peak_in_flight.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { break };
+                let (seen, respond, in_flight, peak) = (
+                    seen2.clone(),
+                    respond.clone(),
+                    in_flight.clone(),
+                    peak2.clone(),
+                );
+                std::thread::spawn(move || {
+                    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
+                    serve(stream, &seen, &*respond);
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+        Server {
+            url,
+            seen,
+            peak_in_flight,
+        }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, respond: &Responder) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).unwrap();
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        let (name, value) = header.split_once(':').unwrap();
+        headers.push((name.trim().to_owned(), value.trim().to_owned()));
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .map_or(0, |(_, v)| v.parse().unwrap());
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let request = Seen {
+        line: line.trim_end().to_owned(),
+        headers,
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+    };
+    let number = {
+        let mut seen = seen.lock().unwrap();
+        seen.push(request.clone());
+        seen.len() - 1
+    };
+    let reply = respond(number, &request);
+    std::thread::sleep(reply.delay);
+    let mut out = stream;
+    let mut head = format!(
+        "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        reply.status,
+        reply.body.len()
+    );
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = out.write_all(head.as_bytes());
+    let _ = out.write_all(reply.body.as_bytes());
+    let _ = out.flush();
+}
+
+fn completion(texts: &[&str]) -> String {
+    let choices: Vec<Value> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}))
+        .collect();
+    json!({"id": "x", "object": "chat.completion", "choices": choices,
+           "usage": {"prompt_tokens": 5, "completion_tokens": 2}})
+    .to_string()
+}
+
+fn quick(url: &str) -> HttpModel {
+    HttpModel::builder(url, "test-model")
+        .backoff(Duration::from_millis(1))
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
+}
+
+fn request() -> ChatRequest {
+    ChatRequest::new(vec![
+        Message::system("Be brief."),
+        Message::user("Where is Paris?"),
+    ])
+}
+
+#[test]
+fn sends_every_parameter_and_parses_choices_and_logprobs() {
+    let server = Server::start(|_, _| {
+        reply(
+            200,
+            json!({"choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "France"},
+                 "logprobs": {"content": [{"token": "France", "logprob": -0.25, "bytes": [70],
+                                           "top_logprobs": []}]}},
+                {"index": 1, "message": {"role": "assistant", "content": "Europe"},
+                 "logprobs": {"content": [{"token": "Europe", "logprob": -1.5}]}}],
+                "usage": {"prompt_tokens": 12, "completion_tokens": 2}})
+            .to_string(),
+        )
+    });
+    let model = HttpModel::builder(format!("{}/v1/", server.url), "test-model")
+        .api_key_env("CARGO_PKG_NAME")
+        .build()
+        .unwrap();
+    let response = model
+        .chat(
+            &request()
+                .n(2)
+                .temperature(0.7)
+                .top_p(0.9)
+                .max_tokens(17)
+                .stop(vec!["\n\n".into()])
+                .seed(99)
+                .logprobs(true),
+        )
+        .unwrap();
+    assert_eq!(response.texts().collect::<Vec<_>>(), ["France", "Europe"]);
+    assert_eq!(
+        response.choices[0].logprobs,
+        Some(vec![TokenLogprob {
+            token: "France".into(),
+            logprob: -0.25
+        }])
+    );
+    assert_eq!(response.usage.prompt_tokens, 12);
+
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].line, "POST /v1/chat/completions HTTP/1.1");
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(format!("Bearer {}", env!("CARGO_PKG_NAME")).as_str())
+    );
+    let body = &seen[0].body;
+    assert_eq!(body["model"], "test-model");
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Where is Paris?"}])
+    );
+    assert_eq!(body["n"], 2);
+    assert!((body["temperature"].as_f64().unwrap() - 0.7).abs() < 1e-6);
+    assert!((body["top_p"].as_f64().unwrap() - 0.9).abs() < 1e-6);
+    assert_eq!(body["max_tokens"], 17);
+    assert_eq!(body["stop"], json!(["\n\n"]));
+    assert_eq!(body["seed"], 99);
+    assert_eq!(body["logprobs"], true);
+    assert_eq!(model.id().backend, "http");
+    assert_eq!(model.id().model, "test-model");
+}
+
+#[test]
+fn no_stop_no_logprobs_no_key_means_no_such_fields() {
+    let server = Server::start(|_, _| reply(200, completion(&["ok"])));
+    quick(&server.url).chat(&request()).unwrap();
+    let seen = &server.seen()[0];
+    assert!(seen.body.get("stop").is_none());
+    assert!(seen.body.get("logprobs").is_none());
+    assert!(seen.header("authorization").is_none());
+}
+
+#[test]
+fn retries_after_a_500() {
+    let server = Server::start(|number, _| match number {
+        0 => reply(500, r#"{"error": {"message": "overloaded"}}"#),
+        _ => reply(200, completion(&["France"])),
+    });
+    let model = quick(&server.url);
+    let response = model.chat(&request()).unwrap();
+    assert_eq!(response.choices[0].text, "France");
+    assert_eq!(server.seen().len(), 2);
+    assert_eq!(model.requests(), 2);
+}
+
+#[test]
+fn retries_after_a_429_honouring_retry_after() {
+    let server = Server::start(|number, _| match number {
+        0 => Reply {
+            headers: vec![("Retry-After", "0".into())],
+            ..reply(429, "slow down")
+        },
+        _ => reply(200, completion(&["ok"])),
+    });
+    let model = HttpModel::builder(&server.url, "m")
+        // A back-off this long would time the test out: the server's 0 s must be what is used.
+        .backoff(Duration::from_secs(3600))
+        .build()
+        .unwrap();
+    assert_eq!(model.chat(&request()).unwrap().choices[0].text, "ok");
+    assert_eq!(server.seen().len(), 2);
+}
+
+#[test]
+fn gives_up_after_the_retries() {
+    let server = Server::start(|_, _| reply(503, "down for maintenance"));
+    let model = HttpModel::builder(&server.url, "m")
+        .retries(2)
+        .backoff(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    let err = model.chat(&request()).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, Error::Backend { .. }), "{message}");
+    assert!(message.contains("gave up after 3 attempt(s)"), "{message}");
+    assert!(
+        message.contains("503") && message.contains("down for maintenance"),
+        "{message}"
+    );
+    assert_eq!(server.seen().len(), 3);
+}
+
+#[test]
+fn a_malformed_body_is_a_backend_error_without_retries() {
+    let server = Server::start(|_, _| reply(200, "<html>not json</html>"));
+    let model = quick(&server.url);
+    let err = model.chat(&request()).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, Error::Backend { .. }), "{message}");
+    assert!(
+        message.contains("not JSON") && message.contains("<html>"),
+        "{message}"
+    );
+    assert!(message.contains(&server.url), "{message}");
+    assert_eq!(server.seen().len(), 1);
+
+    let server =
+        Server::start(|_, _| reply(200, r#"{"choices": [{"message": {"content": null}}]}"#));
+    let message = quick(&server.url).chat(&request()).unwrap_err().to_string();
+    assert!(message.contains("message.content"), "{message}");
+}
+
+#[test]
+fn a_client_error_fails_at_once() {
+    let server = Server::start(|_, _| reply(404, r#"{"error": {"message": "no model m"}}"#));
+    let message = quick(&server.url).chat(&request()).unwrap_err().to_string();
+    assert!(
+        message.contains("404") && message.contains("no model m"),
+        "{message}"
+    );
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[test]
+fn connection_refused_is_retried_then_reported() {
+    // A port that was just free: nothing listens there.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let model = HttpModel::builder(format!("http://127.0.0.1:{port}"), "m")
+        .retries(2)
+        .backoff(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    let message = model.chat(&request()).unwrap_err().to_string();
+    assert!(message.contains("gave up after 3 attempt(s)"), "{message}");
+    assert!(message.contains("cannot reach the server"), "{message}");
+    assert_eq!(model.requests(), 3);
+}
+
+#[test]
+fn a_silent_server_times_out() {
+    let server = Server::start(|_, _| Reply {
+        delay: Duration::from_secs(5),
+        ..reply(200, completion(&["late"]))
+    });
+    let model = HttpModel::builder(&server.url, "m")
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let message = model.chat(&request()).unwrap_err().to_string();
+    assert!(started.elapsed() < Duration::from_secs(4), "{message}");
+    assert!(
+        message.contains("timeout") || message.contains("timed out"),
+        "{message}"
+    );
+}
+
+#[test]
+fn servers_that_ignore_n_are_asked_again_with_the_next_seeds() {
+    let server = Server::start(|_, seen| {
+        let seed = seen.body["seed"].as_u64().unwrap();
+        reply(200, completion(&[&format!("seed {seed}")]))
+    });
+    let response = quick(&server.url).chat(&request().n(3).seed(10)).unwrap();
+    assert_eq!(
+        response.texts().collect::<Vec<_>>(),
+        ["seed 10", "seed 11", "seed 12"]
+    );
+    let asked: Vec<_> = server.seen().iter().map(|s| s.body["n"].clone()).collect();
+    assert_eq!(asked, [json!(3), json!(2), json!(1)]);
+}
+
+#[test]
+fn at_most_max_in_flight_requests_are_open() {
+    let server = Server::start(|_, _| Reply {
+        delay: Duration::from_millis(60),
+        ..reply(200, completion(&["ok"]))
+    });
+    let model = HttpModel::builder(&server.url, "m")
+        .max_in_flight(2)
+        .build()
+        .unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..6 {
+            scope.spawn(|| model.chat(&request()).unwrap());
+        }
+    });
+    assert_eq!(server.seen().len(), 6);
+    let peak = server.peak_in_flight.load(Ordering::SeqCst);
+    assert!((1..=2).contains(&peak), "peak {peak}");
+}
+
+#[test]
+fn invalid_requests_never_reach_the_server() {
+    let server = Server::start(|_, _| reply(200, completion(&["ok"])));
+    let model = quick(&server.url);
+    assert!(matches!(
+        model.chat(&request().n(0)),
+        Err(Error::InvalidRequest(_))
+    ));
+    assert!(matches!(
+        model.chat(&request().top_p(0.0)),
+        Err(Error::InvalidRequest(_))
+    ));
+    assert!(server.seen().is_empty());
+}
