@@ -1,8 +1,11 @@
 //! Chat-completion backends behind one small trait, [`ChatModel`]:
 //!
+//! - [`EmbeddedModel`] (feature `embedded`): a GGUF model run in-process on the CPU by llama.cpp;
 //! - [`HttpModel`]: any OpenAI-compatible `/v1/chat/completions` server (vLLM, llama.cpp, Ollama);
 //! - [`CachedModel`]: every answer of another model kept on disk, so reruns are free and identical;
 //! - [`ScriptedModel`]: canned answers for tests.
+//!
+//! [`LlmConfig`] names one of them as data (`{"backend": "http", …}`) and [`open`] opens it.
 //!
 //! ```
 //! use kanon_llm::{CachedModel, ChatModel, ChatRequest, Message, ScriptedModel};
@@ -19,6 +22,9 @@
 //! ```
 
 pub mod cache;
+pub mod config;
+#[cfg(feature = "embedded")]
+pub mod embedded;
 pub mod error;
 pub mod http;
 mod limit;
@@ -26,6 +32,9 @@ pub mod scripted;
 pub mod types;
 
 pub use cache::{CacheStats, CachedModel};
+pub use config::{LlmConfig, open};
+#[cfg(feature = "embedded")]
+pub use embedded::{EmbeddedModel, EmbeddedOptions, Timings};
 pub use error::{Error, Result};
 pub use http::{HttpModel, HttpModelBuilder};
 pub use scripted::ScriptedModel;

@@ -1,0 +1,318 @@
+//! Which backend to open, as data: JSON in a config file, or two command-line options.
+//!
+//! ```
+//! use kanon_llm::LlmConfig;
+//!
+//! let config: LlmConfig = serde_json::from_str(
+//!     r#"{"backend": "http", "url": "http://localhost:8000", "model": "mistral-7b-instruct"}"#,
+//! ).unwrap();
+//! assert_eq!(config, LlmConfig::from_cli("http://localhost:8000", Some("mistral-7b-instruct")).unwrap());
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ChatModel, Error, HttpModel, Result, ScriptedModel};
+
+/// The model `--llm embedded` runs when no `--model` is given.
+pub const DEFAULT_EMBEDDED_MODEL: &str = "smollm2-135m-instruct";
+
+/// A backend and its settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "backend", rename_all = "lowercase", deny_unknown_fields)]
+pub enum LlmConfig {
+    /// A GGUF run in-process (needs kanon-llm's `embedded` feature).
+    Embedded {
+        /// A model name of kanon's model cache (`kanon models list`) or the path of a `.gguf` file.
+        #[serde(default = "default_embedded_model")]
+        model: String,
+        /// Threads of one generation; all cores when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        threads: Option<usize>,
+        /// The largest context; the model's own when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_context: Option<u32>,
+    },
+    /// An OpenAI-compatible endpoint.
+    Http {
+        url: String,
+        model: String,
+        /// The environment variable that holds the API key, if the server wants one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key_env: Option<String>,
+        #[serde(default = "default_timeout_seconds")]
+        timeout_seconds: u64,
+        #[serde(default = "default_retries")]
+        retries: u32,
+        #[serde(default = "default_max_in_flight")]
+        max_in_flight: usize,
+    },
+    /// Canned answers, for tests and demonstrations: the first rule whose needle the last user
+    /// message contains gives the reply.
+    Scripted {
+        #[serde(default = "default_scripted_name")]
+        name: String,
+        #[serde(default)]
+        replies: Vec<(String, String)>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<String>,
+    },
+}
+
+fn default_embedded_model() -> String {
+    DEFAULT_EMBEDDED_MODEL.to_owned()
+}
+fn default_timeout_seconds() -> u64 {
+    120
+}
+fn default_retries() -> u32 {
+    4
+}
+fn default_max_in_flight() -> usize {
+    4
+}
+fn default_scripted_name() -> String {
+    "scripted".to_owned()
+}
+
+impl LlmConfig {
+    /// From `--llm` and `--model`: `embedded` (with a model name or a `.gguf` path, by default
+    /// [`DEFAULT_EMBEDDED_MODEL`]) or an `http://` / `https://` URL (with the model name the
+    /// server knows, which is then required).
+    pub fn from_cli(llm: &str, model: Option<&str>) -> Result<LlmConfig> {
+        let llm = llm.trim();
+        if llm == "embedded" {
+            return Ok(LlmConfig::Embedded {
+                model: model.map_or_else(default_embedded_model, str::to_owned),
+                threads: None,
+                max_context: None,
+            });
+        }
+        if llm.starts_with("http://") || llm.starts_with("https://") {
+            let model = model.ok_or_else(|| Error::Load {
+                model: llm.to_owned(),
+                message: "an HTTP endpoint needs --model, the name the server serves the model by"
+                    .into(),
+            })?;
+            return Ok(LlmConfig::Http {
+                url: llm.to_owned(),
+                model: model.to_owned(),
+                api_key_env: None,
+                timeout_seconds: default_timeout_seconds(),
+                retries: default_retries(),
+                max_in_flight: default_max_in_flight(),
+            });
+        }
+        Err(Error::Load {
+            model: llm.to_owned(),
+            message: "--llm takes `embedded` or the URL of an OpenAI-compatible server \
+                      (http://… or https://…)"
+                .into(),
+        })
+    }
+}
+
+/// Opens the backend a config names. Nothing is contacted over the network here.
+///
+/// To keep answers on disk, wrap the result: `CachedModel::new(open(&config)?, dir)`.
+pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
+    match config {
+        LlmConfig::Embedded {
+            model,
+            threads,
+            max_context,
+        } => open_embedded(model, *threads, *max_context),
+        LlmConfig::Http {
+            url,
+            model,
+            api_key_env,
+            timeout_seconds,
+            retries,
+            max_in_flight,
+        } => {
+            let mut builder = HttpModel::builder(url, model)
+                .timeout(Duration::from_secs(*timeout_seconds))
+                .retries(*retries)
+                .max_in_flight(*max_in_flight);
+            if let Some(name) = api_key_env {
+                builder = builder.api_key_env(name);
+            }
+            Ok(Box::new(builder.build()?))
+        }
+        LlmConfig::Scripted {
+            name,
+            replies,
+            fallback,
+        } => {
+            let mut scripted = ScriptedModel::new(name.clone());
+            for (needle, reply) in replies {
+                scripted = scripted.reply(needle.clone(), reply.clone());
+            }
+            if let Some(fallback) = fallback {
+                scripted = scripted.fallback(fallback.clone());
+            }
+            Ok(Box::new(scripted))
+        }
+    }
+}
+
+/// The GGUF file an embedded model name or path stands for: a path when it ends in `.gguf` or
+/// names an existing file, else a model of kanon's cache (`$KANON_CACHE`), which must have been
+/// fetched.
+pub fn resolve_gguf(model: &str) -> Result<PathBuf> {
+    let path = Path::new(model);
+    if model.ends_with(".gguf") || path.is_file() {
+        return Ok(path.to_owned());
+    }
+    let load_error = |message: String| Error::Load {
+        model: model.to_owned(),
+        message,
+    };
+    let spec = kanon_models::spec(model).map_err(|err| {
+        load_error(format!(
+            "neither a .gguf file nor a model kanon knows: {err}"
+        ))
+    })?;
+    let file = spec
+        .files
+        .iter()
+        .map(|(file, _)| *file)
+        .find(|file| file.ends_with(".gguf"))
+        .ok_or_else(|| load_error("this model has no GGUF file: it is not an LLM".into()))?;
+    let cache = kanon_models::Cache::from_env();
+    let dir = cache.find(spec).ok_or_else(|| {
+        load_error(format!(
+            "not in the model cache {}: run `kanon models fetch {model}` first",
+            cache.root().display()
+        ))
+    })?;
+    Ok(dir.join(file))
+}
+
+#[cfg(feature = "embedded")]
+fn open_embedded(
+    model: &str,
+    threads: Option<usize>,
+    max_context: Option<u32>,
+) -> Result<Box<dyn ChatModel>> {
+    let path = resolve_gguf(model)?;
+    let options = crate::EmbeddedOptions {
+        threads,
+        max_context,
+        ..crate::EmbeddedOptions::default()
+    };
+    Ok(Box::new(crate::EmbeddedModel::open_with(path, options)?))
+}
+
+#[cfg(not(feature = "embedded"))]
+fn open_embedded(
+    model: &str,
+    _threads: Option<usize>,
+    _max_context: Option<u32>,
+) -> Result<Box<dyn ChatModel>> {
+    Err(Error::Load {
+        model: model.to_owned(),
+        message: "this build has no embedded LLM runtime: build kanon-llm with \
+                  `--features embedded` (the kanon binary has it by default; it needs cmake and \
+                  libclang-dev)"
+            .into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::{ChatRequest, Message};
+
+    #[test]
+    fn from_cli_picks_the_backend() {
+        assert_eq!(
+            LlmConfig::from_cli("embedded", None).unwrap(),
+            LlmConfig::Embedded {
+                model: DEFAULT_EMBEDDED_MODEL.into(),
+                threads: None,
+                max_context: None
+            }
+        );
+        assert!(matches!(
+            LlmConfig::from_cli("https://api.example/v1", Some("m")).unwrap(),
+            LlmConfig::Http { url, model, .. } if url == "https://api.example/v1" && model == "m"
+        ));
+        assert!(LlmConfig::from_cli("http://localhost:8000", None).is_err());
+        let err = LlmConfig::from_cli("gpt-4", None).unwrap_err().to_string();
+        assert!(err.contains("embedded") && err.contains("http"), "{err}");
+    }
+
+    #[test]
+    fn json_round_trip_and_unknown_fields() {
+        let config: LlmConfig =
+            serde_json::from_str(r#"{"backend": "embedded", "threads": 2}"#).unwrap();
+        assert_eq!(
+            config,
+            LlmConfig::Embedded {
+                model: DEFAULT_EMBEDDED_MODEL.into(),
+                threads: Some(2),
+                max_context: None
+            }
+        );
+        let json = serde_json::to_string(&config).unwrap();
+        assert_eq!(serde_json::from_str::<LlmConfig>(&json).unwrap(), config);
+        assert!(
+            serde_json::from_str::<LlmConfig>(r#"{"backend": "embedded", "thread": 2}"#).is_err()
+        );
+        assert!(serde_json::from_str::<LlmConfig>(r#"{"backend": "gpt"}"#).is_err());
+    }
+
+    #[test]
+    fn scripted_config_opens() {
+        let config: LlmConfig = serde_json::from_str(
+            r#"{"backend": "scripted", "replies": [["Paris", "France"]], "fallback": "?"}"#,
+        )
+        .unwrap();
+        let model = open(&config).unwrap();
+        let ask = |q: &str| {
+            model
+                .chat(&ChatRequest::new(vec![Message::user(q)]))
+                .unwrap()
+                .choices[0]
+                .text
+                .clone()
+        };
+        assert_eq!(ask("Where is Paris?"), "France");
+        assert_eq!(ask("Where is Oslo?"), "?");
+    }
+
+    #[test]
+    fn http_config_opens_without_contacting_anything() {
+        let config = LlmConfig::from_cli("http://127.0.0.1:9", Some("m")).unwrap();
+        let model = open(&config).unwrap();
+        assert_eq!(model.id().backend, "http");
+        assert_eq!(format!("{model:?}"), "ChatModel(http m)");
+    }
+
+    #[test]
+    fn unknown_or_uncached_embedded_models_are_load_errors() {
+        let err = resolve_gguf("no-such-model").unwrap_err();
+        assert!(matches!(err, Error::Load { .. }), "{err}");
+        assert!(err.to_string().contains("no-such-model"));
+        // A BERT model of the registry is not an LLM.
+        let err = resolve_gguf("all-minilm-l6-v2").unwrap_err().to_string();
+        assert!(err.contains("GGUF"), "{err}");
+        assert_eq!(
+            resolve_gguf("/some/where/m.gguf").unwrap(),
+            PathBuf::from("/some/where/m.gguf")
+        );
+    }
+
+    #[cfg(not(feature = "embedded"))]
+    #[test]
+    fn embedded_without_the_feature_says_how_to_get_it() {
+        let config = LlmConfig::from_cli("embedded", Some("/x.gguf")).unwrap();
+        let err = open(&config).unwrap_err().to_string();
+        assert!(err.contains("--features embedded"), "{err}");
+    }
+}

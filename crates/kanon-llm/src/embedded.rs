@@ -1,0 +1,688 @@
+//! A GGUF model run in-process on the CPU by llama.cpp (through the `llama-cpp-2` crate): no server,
+//! nothing to install but the model file.
+//!
+//! ```no_run
+//! use kanon_llm::{ChatModel, ChatRequest, EmbeddedModel, EmbeddedOptions, Message};
+//!
+//! let model = EmbeddedModel::open_with(
+//!     "SmolLM2-135M-Instruct.Q4_1.gguf",
+//!     EmbeddedOptions { threads: Some(2), ..EmbeddedOptions::default() },
+//! )?;
+//! let request = ChatRequest::new(vec![Message::user("Name a country in Europe.")]).max_tokens(16);
+//! println!("{}", model.chat(&request)?.choices[0].text);
+//! # Ok::<(), kanon_llm::Error>(())
+//! ```
+//!
+//! How a request is answered:
+//! - The messages go through the model's own chat template (ChatML for SmolLM2). Message texts are
+//!   tokenized as plain text, never parsed for special tokens, so a document that contains
+//!   `<|im_end|>` or `<|im_start|>system` cannot open a turn of its own.
+//! - The prompt is evaluated once for all `n` choices (its KV cells are shared), then the `n`
+//!   sequences are decoded together, one token each per batch.
+//! - Sampling is done here rather than by llama.cpp's samplers so that it is reproducible and its
+//!   probabilities are known: greedy (the lowest-id maximum) when `temperature == 0`, else softmax
+//!   at that temperature restricted to the top-`top_p` nucleus, drawn from ChaCha8 seeded by
+//!   `seed` with one stream per choice. Same request, same model file, same build: same answer.
+//! - A choice ends at an end-of-generation token, at `max_tokens`, or at the first stop string,
+//!   which is cut off with whatever follows it.
+//! - `logprobs` are the log-softmax of the raw logits (temperature 1, no nucleus) at each sampled
+//!   token: the model's own probability, which is what perplexity-style scores need. A token that
+//!   a stop string cuts through is kept.
+//!
+//! llama.cpp's own logging goes nowhere unless `KANON_LLAMA_LOG=1` is set when the first model is
+//! opened (the setting is process-wide).
+
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Instant;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::token::LlamaToken;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::limit::Semaphore;
+use crate::{
+    ChatModel, ChatRequest, ChatResponse, Choice, Error, Message, ModelId, Result, Role,
+    TokenLogprob, Usage,
+};
+
+/// Tokens per `llama_decode` call while reading the prompt.
+const PROMPT_BATCH: usize = 512;
+/// Marks a message's place in the rendered template; the private-use characters keep it apart from
+/// anything a template writes.
+const MARK_OPEN: char = '\u{E000}';
+const MARK_CLOSE: char = '\u{E001}';
+
+/// How an [`EmbeddedModel`] runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EmbeddedOptions {
+    /// Threads of one generation; all cores when `None`.
+    pub threads: Option<usize>,
+    /// The largest context (prompt plus all choices' tokens); the model's training context when
+    /// `None`.
+    pub max_context: Option<u32>,
+    /// Generations run at once across threads; the others wait. llama.cpp's worker threads spin
+    /// while they wait for work, so two generations sharing cores are slower together than one
+    /// after the other: keep this at 1 unless `threads × max_in_flight` ≤ cores.
+    pub max_in_flight: usize,
+}
+
+impl Default for EmbeddedOptions {
+    fn default() -> Self {
+        EmbeddedOptions {
+            threads: None,
+            max_context: None,
+            max_in_flight: 1,
+        }
+    }
+}
+
+/// Where the time of one request went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Creating the llama.cpp context (the KV cache) for this request.
+    pub setup_seconds: f64,
+    pub prompt_tokens: usize,
+    pub prompt_seconds: f64,
+    /// Tokens sampled over all choices.
+    pub generated_tokens: usize,
+    /// Sampling and decoding after the prompt.
+    pub generation_seconds: f64,
+}
+
+/// A GGUF chat model loaded once and shared by every thread; each request gets its own llama.cpp
+/// context, so requests never see each other's state.
+pub struct EmbeddedModel {
+    model: LlamaModel,
+    template: LlamaChatTemplate,
+    path: PathBuf,
+    name: String,
+    threads: usize,
+    max_context: u32,
+    in_flight: Semaphore,
+    /// llama.cpp may write to the model while it creates a context, so creations take turns.
+    creating: Mutex<()>,
+}
+
+impl std::fmt::Debug for EmbeddedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedModel")
+            .field("path", &self.path)
+            .field("threads", &self.threads)
+            .field("max_context", &self.max_context)
+            .finish_non_exhaustive()
+    }
+}
+
+/// llama.cpp's backend is process-wide and can be initialised once.
+fn backend() -> Result<&'static LlamaBackend> {
+    static BACKEND: OnceLock<std::result::Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            let mut backend = LlamaBackend::init().map_err(|err| err.to_string())?;
+            let log = std::env::var("KANON_LLAMA_LOG").is_ok_and(|v| !v.is_empty() && v != "0");
+            if !log {
+                backend.void_logs();
+            }
+            Ok(backend)
+        })
+        .as_ref()
+        .map_err(|message| Error::Load {
+            model: "llama.cpp".into(),
+            message: format!("cannot initialise the llama.cpp backend: {message}"),
+        })
+}
+
+impl EmbeddedModel {
+    /// Loads a GGUF file with the default options.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, EmbeddedOptions::default())
+    }
+
+    pub fn open_with(path: impl AsRef<Path>, options: EmbeddedOptions) -> Result<Self> {
+        let path = path.as_ref();
+        let load_error = |message: String| Error::Load {
+            model: path.display().to_string(),
+            message,
+        };
+        // Checked here because llama.cpp only logs why a load failed, and its logs are off.
+        let metadata = std::fs::metadata(path).map_err(|err| load_error(err.to_string()))?;
+        if !metadata.is_file() {
+            return Err(load_error("not a file".into()));
+        }
+        let mut magic = [0u8; 4];
+        let magic_read = std::fs::File::open(path)
+            .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic));
+        if magic_read.is_err() || &magic != b"GGUF" {
+            return Err(load_error(
+                "not a GGUF file (it does not start with `GGUF`)".into(),
+            ));
+        }
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|err| {
+                load_error(format!(
+                    "llama.cpp cannot load it ({err}): a damaged file or an unsupported architecture \
+                     (KANON_LLAMA_LOG=1 shows llama.cpp's reasons)"
+                ))
+            })?;
+        // A model without a template of its own is most likely a ChatML fine-tune.
+        let template = match model.chat_template(None) {
+            Ok(template) => template,
+            Err(_) => {
+                LlamaChatTemplate::new("chatml").map_err(|err| load_error(err.to_string()))?
+            }
+        };
+        let threads = options.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        let n_ctx_train = model.n_ctx_train().max(1);
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        let embedded = EmbeddedModel {
+            max_context: options
+                .max_context
+                .unwrap_or(n_ctx_train)
+                .clamp(1, n_ctx_train),
+            model,
+            template,
+            path: path.to_owned(),
+            name,
+            threads: threads.max(1),
+            in_flight: Semaphore::new(options.max_in_flight),
+            creating: Mutex::new(()),
+        };
+        // Fails now, not at the first request, when llama.cpp does not know the template.
+        embedded
+            .prompt_tokens(&[Message::user("hello")])
+            .map_err(|err| load_error(format!("its chat template does not work: {err}")))?;
+        Ok(embedded)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The largest context a request may fill: prompt plus all choices' tokens.
+    pub fn max_context(&self) -> u32 {
+        self.max_context
+    }
+
+    /// The prompt's tokens: the messages rendered by the chat template, ready for the assistant's
+    /// turn.
+    pub fn prompt_tokens(&self, messages: &[Message]) -> Result<Vec<LlamaToken>> {
+        let invalid = |message: String| Error::InvalidRequest(message);
+        let marked = !messages
+            .iter()
+            .any(|m| m.content.contains(MARK_OPEN) || m.content.contains(MARK_CLOSE));
+        let chat = messages
+            .iter()
+            .enumerate()
+            .map(|(i, message)| {
+                let role = match message.role {
+                    Role::System => "system",
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                let content = if marked {
+                    format!("{MARK_OPEN}{i}{MARK_CLOSE}")
+                } else {
+                    message.content.clone()
+                };
+                LlamaChatMessage::new(role.to_owned(), content)
+                    .map_err(|err| invalid(format!("message {i}: {err}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let rendered = self
+            .model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|err| invalid(format!("applying the chat template: {err}")))?;
+        let vocab = self.model.vocab();
+        let mut tokens = Vec::new();
+        if vocab.should_add_bos() {
+            tokens.push(vocab.bos());
+        }
+        let pieces = if marked {
+            split_marks(&rendered, messages)
+        } else {
+            None
+        };
+        match pieces {
+            Some(pieces) => {
+                for (text, special) in pieces {
+                    tokens.extend(vocab.tokenize(text.as_bytes(), false, special));
+                }
+            }
+            // A template that rewrote the marks: the whole text is parsed, as llama.cpp's own
+            // server does.
+            None => {
+                let chat = messages
+                    .iter()
+                    .map(|m| {
+                        let role = match m.role {
+                            Role::System => "system",
+                            Role::User => "user",
+                            Role::Assistant => "assistant",
+                        };
+                        LlamaChatMessage::new(role.to_owned(), m.content.clone())
+                            .map_err(|err| invalid(err.to_string()))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let rendered = self
+                    .model
+                    .apply_chat_template(&self.template, &chat, true)
+                    .map_err(|err| invalid(format!("applying the chat template: {err}")))?;
+                tokens.extend(vocab.tokenize(rendered.as_bytes(), false, true));
+            }
+        }
+        // The template may write the BOS token itself.
+        if tokens.len() > 1 && tokens[0] == vocab.bos() && tokens[1] == vocab.bos() {
+            tokens.remove(0);
+        }
+        Ok(tokens)
+    }
+
+    /// Answers `request` and says where the time went.
+    pub fn chat_timed(&self, request: &ChatRequest) -> Result<(ChatResponse, Timings)> {
+        request.validate()?;
+        let prompt = self.prompt_tokens(&request.messages)?;
+        let _permit = self.in_flight.acquire();
+        self.generate(&prompt, request)
+    }
+
+    fn generate(
+        &self,
+        prompt: &[LlamaToken],
+        request: &ChatRequest,
+    ) -> Result<(ChatResponse, Timings)> {
+        let backend_error = |message: String| Error::Backend {
+            backend: format!("embedded {}", self.name),
+            message,
+        };
+        let n = request.n as usize;
+        let capacity = self.max_context as usize;
+        if prompt.is_empty() || prompt.len() >= capacity {
+            return Err(Error::InvalidRequest(format!(
+                "the prompt has {} tokens; the context holds {capacity}",
+                prompt.len()
+            )));
+        }
+        let budget = (request.max_tokens as usize).min((capacity - prompt.len()) / n);
+        let n_ctx = u32::try_from(prompt.len() + n * budget.max(1))
+            .ok()
+            .and_then(NonZeroU32::new)
+            .ok_or_else(|| Error::InvalidRequest("the context would be too large".into()))?;
+        let threads = i32::try_from(self.threads).unwrap_or(i32::MAX);
+        let n_seq = i32::try_from(n).map_err(|_| Error::InvalidRequest(format!("n = {n}")))?;
+        let params = LlamaContextParams::default()
+            .with_n_ctx(Some(n_ctx))
+            .with_n_batch(PROMPT_BATCH.max(n) as u32)
+            .with_n_ubatch(PROMPT_BATCH.max(n) as u32)
+            .with_n_seq_max(request.n)
+            // One pool of KV cells for all choices, so the prompt's cells are shared.
+            .with_kv_unified(true)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+
+        let started = Instant::now();
+        let mut ctx = {
+            let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+            self.model.new_context(backend()?, params).map_err(|err| {
+                backend_error(format!("creating a context of {n_ctx} tokens: {err}"))
+            })?
+        };
+        let mut timings = Timings {
+            setup_seconds: started.elapsed().as_secs_f64(),
+            prompt_tokens: prompt.len(),
+            ..Timings::default()
+        };
+
+        // The prompt belongs to every choice's sequence: evaluated once, cached once.
+        let started = Instant::now();
+        let all_seqs: Vec<i32> = (0..n_seq).collect();
+        let mut batch = LlamaBatch::new(PROMPT_BATCH.max(n), n_seq);
+        let mut last_logits = 0;
+        for (chunk_index, chunk) in prompt.chunks(PROMPT_BATCH).enumerate() {
+            batch.clear();
+            let base = chunk_index * PROMPT_BATCH;
+            for (offset, &token) in chunk.iter().enumerate() {
+                let position = base + offset;
+                let last = position + 1 == prompt.len();
+                batch
+                    .add(token, position as i32, &all_seqs, last)
+                    .map_err(|err| backend_error(err.to_string()))?;
+                if last {
+                    last_logits = offset as i32;
+                }
+            }
+            ctx.decode(&mut batch)
+                .map_err(|err| backend_error(format!("reading the prompt: {err}")))?;
+        }
+        timings.prompt_seconds = started.elapsed().as_secs_f64();
+
+        let started = Instant::now();
+        let vocab = self.model.vocab();
+        let mut sequences: Vec<Sequence> = (0..n)
+            .map(|choice| {
+                let mut rng = ChaCha8Rng::seed_from_u64(request.seed);
+                rng.set_stream(choice as u64);
+                Sequence {
+                    rng,
+                    logits_at: last_logits,
+                    done: budget == 0,
+                    bytes: Vec::new(),
+                    token_starts: Vec::new(),
+                    logprobs: Vec::new(),
+                    generated: 0,
+                    cut: None,
+                }
+            })
+            .collect();
+        let stops: Vec<&[u8]> = request
+            .stop
+            .iter()
+            .map(|s| s.as_bytes())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let mut scratch = Vec::new();
+        loop {
+            batch.clear();
+            for (seq_id, seq) in sequences.iter_mut().enumerate() {
+                if seq.done {
+                    continue;
+                }
+                let logits = ctx.get_logits_ith(seq.logits_at);
+                let token = sample(
+                    logits,
+                    request.temperature,
+                    request.top_p,
+                    &mut seq.rng,
+                    &mut scratch,
+                );
+                let token = LlamaToken(token as i32);
+                if vocab.is_eog(token) {
+                    seq.done = true;
+                    continue;
+                }
+                seq.generated += 1;
+                timings.generated_tokens += 1;
+                let piece = vocab.token_to_piece(token, false, None);
+                if request.logprobs {
+                    seq.logprobs.push(TokenLogprob {
+                        token: String::from_utf8_lossy(&piece).into_owned(),
+                        logprob: log_softmax_at(logits, token.0 as usize),
+                    });
+                }
+                seq.token_starts.push(seq.bytes.len());
+                let searched_from = seq
+                    .bytes
+                    .len()
+                    .saturating_sub(stops.iter().map(|s| s.len()).max().unwrap_or(1) - 1);
+                seq.bytes.extend_from_slice(&piece);
+                if let Some(cut) = find_stop(&seq.bytes, &stops, searched_from) {
+                    seq.cut = Some(cut);
+                    seq.done = true;
+                    continue;
+                }
+                if seq.generated >= budget {
+                    seq.done = true;
+                    continue;
+                }
+                let position = (prompt.len() + seq.generated - 1) as i32;
+                batch
+                    .add(token, position, &[seq_id as i32], true)
+                    .map_err(|err| backend_error(err.to_string()))?;
+                seq.logits_at = batch.n_tokens() - 1;
+            }
+            if batch.n_tokens() == 0 {
+                break;
+            }
+            ctx.decode(&mut batch)
+                .map_err(|err| backend_error(format!("generating: {err}")))?;
+        }
+        timings.generation_seconds = started.elapsed().as_secs_f64();
+
+        let choices = sequences
+            .into_iter()
+            .map(|seq| {
+                let end = seq.cut.unwrap_or(seq.bytes.len());
+                let logprobs = request.logprobs.then(|| {
+                    let kept = seq
+                        .token_starts
+                        .iter()
+                        .filter(|&&start| start < end)
+                        .count();
+                    seq.logprobs.into_iter().take(kept).collect()
+                });
+                Choice {
+                    text: String::from_utf8_lossy(&seq.bytes[..end]).into_owned(),
+                    logprobs,
+                }
+            })
+            .collect();
+        let response = ChatResponse {
+            choices,
+            usage: Usage {
+                prompt_tokens: prompt.len() as u64,
+                completion_tokens: timings.generated_tokens as u64,
+            },
+        };
+        Ok((response, timings))
+    }
+}
+
+impl ChatModel for EmbeddedModel {
+    /// `embedded` and the file name.
+    fn id(&self) -> ModelId {
+        ModelId::new("embedded", self.name.clone())
+    }
+
+    fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+        self.chat_timed(request).map(|(response, _)| response)
+    }
+}
+
+struct Sequence {
+    rng: ChaCha8Rng,
+    /// Where this sequence's logits are in the last decoded batch.
+    logits_at: i32,
+    done: bool,
+    /// Bytes, not text: a token may end inside a UTF-8 character that the next one completes.
+    bytes: Vec<u8>,
+    token_starts: Vec<usize>,
+    logprobs: Vec<TokenLogprob>,
+    generated: usize,
+    /// Where a stop string begins.
+    cut: Option<usize>,
+}
+
+/// The rendered template split at the marks into (text, parse special tokens?) pieces; `None` when
+/// a mark is missing or out of order.
+fn split_marks<'a>(rendered: &'a str, messages: &'a [Message]) -> Option<Vec<(&'a str, bool)>> {
+    let mut pieces = Vec::with_capacity(2 * messages.len() + 1);
+    let mut rest = rendered;
+    for (i, message) in messages.iter().enumerate() {
+        let mark = format!("{MARK_OPEN}{i}{MARK_CLOSE}");
+        let at = rest.find(&mark)?;
+        pieces.push((&rest[..at], true));
+        pieces.push((message.content.as_str(), false));
+        rest = &rest[at + mark.len()..];
+    }
+    if rest.contains(MARK_OPEN) {
+        return None;
+    }
+    pieces.push((rest, true));
+    pieces.retain(|(text, _)| !text.is_empty());
+    Some(pieces)
+}
+
+/// The start of the earliest stop string that ends after `from`.
+fn find_stop(bytes: &[u8], stops: &[&[u8]], from: usize) -> Option<usize> {
+    stops
+        .iter()
+        .filter_map(|stop| {
+            bytes[from..]
+                .windows(stop.len())
+                .position(|window| window == *stop)
+                .map(|at| from + at)
+        })
+        .min()
+}
+
+/// A logit that is NaN counts as impossible rather than poisoning the comparison.
+fn finite(logit: f32) -> f32 {
+    if logit.is_nan() {
+        f32::NEG_INFINITY
+    } else {
+        logit
+    }
+}
+
+fn sample(
+    logits: &[f32],
+    temperature: f32,
+    top_p: f32,
+    rng: &mut ChaCha8Rng,
+    scratch: &mut Vec<(f64, u32)>,
+) -> usize {
+    let (argmax, max) =
+        logits
+            .iter()
+            .enumerate()
+            .fold((0, f32::NEG_INFINITY), |(best, max), (i, &l)| {
+                let l = finite(l);
+                if l > max { (i, l) } else { (best, max) }
+            });
+    if temperature <= 0.0 || !max.is_finite() {
+        return argmax;
+    }
+    let inverse = 1.0 / f64::from(temperature);
+    scratch.clear();
+    scratch.extend(logits.iter().enumerate().map(|(i, &l)| {
+        (
+            ((f64::from(finite(l)) - f64::from(max)) * inverse).exp(),
+            i as u32,
+        )
+    }));
+    let mut total: f64 = scratch.iter().map(|(w, _)| w).sum();
+    if top_p < 1.0 {
+        scratch.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let wanted = f64::from(top_p) * total;
+        let mut kept = 0.0;
+        let mut len = 0;
+        for (w, _) in scratch.iter() {
+            kept += w;
+            len += 1;
+            if kept >= wanted {
+                break;
+            }
+        }
+        scratch.truncate(len);
+        total = kept;
+    }
+    let mut target = rng.random::<f64>() * total;
+    for &(w, i) in scratch.iter() {
+        if target < w {
+            return i as usize;
+        }
+        target -= w;
+    }
+    // Rounding left the target past the end: the last kept token.
+    scratch.last().map_or(argmax, |&(_, i)| i as usize)
+}
+
+fn log_softmax_at(logits: &[f32], token: usize) -> f32 {
+    let max = logits
+        .iter()
+        .map(|&l| finite(l))
+        .fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = logits
+        .iter()
+        .map(|&l| (f64::from(finite(l)) - f64::from(max)).exp())
+        .sum();
+    let logit = logits.get(token).map_or(f32::NEG_INFINITY, |&l| finite(l));
+    ((f64::from(logit) - f64::from(max)) - sum.ln()) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn greedy_is_the_first_maximum() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let mut scratch = Vec::new();
+        assert_eq!(
+            sample(&[0.0, 3.0, 3.0, f32::NAN], 0.0, 1.0, &mut rng, &mut scratch),
+            1
+        );
+    }
+
+    #[test]
+    fn sampling_follows_the_seed_and_the_nucleus() {
+        let logits = [2.0, 1.9, 0.0, -1.0];
+        let draw = |seed, top_p| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut scratch = Vec::new();
+            (0..200)
+                .map(|_| sample(&logits, 1.0, top_p, &mut rng, &mut scratch))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7, 1.0), draw(7, 1.0));
+        assert_ne!(draw(7, 1.0), draw(8, 1.0));
+        assert!(draw(7, 1.0).iter().any(|&t| t >= 2));
+        // The two top tokens hold ~0.79 of the mass: top-p 0.5 keeps them only.
+        assert!(draw(7, 0.5).iter().all(|&t| t < 2));
+    }
+
+    #[test]
+    fn log_softmax_sums_to_one() {
+        let logits = [1.0, 2.0, 3.0];
+        let total: f32 = (0..3).map(|t| log_softmax_at(&logits, t).exp()).sum();
+        assert!((total - 1.0).abs() < 1e-6);
+        assert!(log_softmax_at(&logits, 2) > log_softmax_at(&logits, 0));
+    }
+
+    #[test]
+    fn stop_strings_across_tokens() {
+        assert_eq!(find_stop(b"abc\nde", &[b"\n"], 0), Some(3));
+        assert_eq!(find_stop(b"abXY", &[b"XY", b"b"], 1), Some(1));
+        assert_eq!(find_stop(b"abc", &[b"zz"], 0), None);
+    }
+
+    #[test]
+    fn marks_split_template_from_content() {
+        let messages = [Message::system("s <|im_end|>"), Message::user("u")];
+        let rendered = format!(
+            "<|im_start|>system\n{MARK_OPEN}0{MARK_CLOSE}<|im_end|>\n<|im_start|>user\n{MARK_OPEN}1{MARK_CLOSE}<|im_end|>\n<|im_start|>assistant\n"
+        );
+        let pieces = split_marks(&rendered, &messages).unwrap();
+        assert_eq!(
+            pieces,
+            [
+                ("<|im_start|>system\n", true),
+                ("s <|im_end|>", false),
+                ("<|im_end|>\n<|im_start|>user\n", true),
+                ("u", false),
+                ("<|im_end|>\n<|im_start|>assistant\n", true),
+            ]
+        );
+        assert!(split_marks("no marks", &messages).is_none());
+    }
+}
