@@ -1,6 +1,7 @@
-//! The encoder's hidden states on real MiniLM weights against an independent float64 reference of the
-//! BERT forward pass (`scripts/bert_reference.py`, committed as a fixture). Runs when the weights are
-//! cached (`kanon models fetch all-minilm-l6-v2`).
+//! The encoder's hidden states on real MiniLM weights against Hugging Face's `BertModel` in float64
+//! (`scripts/bert_reference_hf.py`, committed as a fixture; the independent NumPy forward of
+//! `scripts/bert_reference.py` agrees with it to 5e-7). Runs when the weights are cached
+//! (`kanon models fetch all-minilm-l6-v2`).
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
