@@ -53,6 +53,11 @@ const INSTRUCTION_MARKERS: &[&str] = &[
     "://",
     "<data",
     "</data",
+    // Echoes of the request itself.
+    "guess",
+    "per line",
+    "most specific",
+    "most abstract",
 ];
 
 /// Parses a model's answer into at most `limits.max_items` distinct short phrases, in order.

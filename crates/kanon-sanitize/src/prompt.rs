@@ -111,7 +111,7 @@ pub fn quote_data(text: &str) -> String {
 fn generalization_request(count: usize, sentence: &str, phrase: &str) -> String {
     format!(
         "List {count} replacements for the phrase, each true of it but more general, from most \
-         specific to most abstract. One per line, no explanations. {DATA_NOTE}\n<data>\nSentence: \
+         specific to most abstract. Never repeat the phrase. One per line, no explanations. {DATA_NOTE}\n<data>\nSentence: \
          {}\nPhrase: {}\n</data>",
         quote_data(sentence),
         quote_data(phrase)
