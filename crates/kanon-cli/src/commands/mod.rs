@@ -22,6 +22,7 @@ mod label;
 mod label_explain;
 mod models;
 mod quickstart;
+mod sanitize;
 mod train;
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Models(command) => models::run(&command, &mut out),
         Command::Train(args) => train::run(&args, &mut out),
         Command::Detect(args) => detect::run(&args, &mut out),
+        Command::Sanitize(args) => sanitize::run(&args, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
