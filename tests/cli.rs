@@ -467,3 +467,91 @@ fn eval_spans_of_the_real_gold_against_itself_is_perfect() {
     assert_eq!(report["exact"]["f1"], 1.0);
     assert_eq!(report["by_identifier"]["QUASI"]["entity_level"], 1.0);
 }
+
+/// The MiniLM weights in the model cache, when `kanon models fetch all-minilm-l6-v2` has run.
+fn cached_minilm() -> Option<PathBuf> {
+    let root = std::env::var_os("KANON_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/kanon/models")))?;
+    let dir = root.join("all-minilm-l6-v2");
+    dir.join("model.safetensors").exists().then_some(dir)
+}
+
+#[test]
+fn train_and_detect_with_the_real_weights() {
+    let Some(minilm) = cached_minilm() else {
+        eprintln!(
+            "skipped: all-minilm-l6-v2 is not cached (run `kanon models fetch all-minilm-l6-v2`)"
+        );
+        return;
+    };
+    let (dir, _, docs, index) = small_index(120, 5);
+    let corpus = dir.path().join("corpus");
+    ok(&[
+        "label",
+        "--index",
+        p(&index),
+        "--docs",
+        p(&docs),
+        "--out",
+        p(&corpus),
+    ]);
+    let ckpt = dir.path().join("ckpt");
+    let train = [
+        "train",
+        "--corpus",
+        p(&corpus),
+        "--pretrained",
+        p(&minilm),
+        "--out",
+        p(&ckpt),
+        "--epochs",
+        "1",
+        "--max-steps",
+        "2",
+    ];
+    let trained = ok(&train);
+    assert!(trained.contains("trained 2 steps"), "{trained}");
+    assert!(ckpt.join("model.safetensors").exists());
+
+    // A state left by an interrupted run is never overwritten without --resume.
+    let state = dir.path().join("ckpt.resume");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("state.json"), "{}").unwrap();
+    let refused = kanon(&train);
+    assert_eq!(refused.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("ckpt.resume") && message.contains("--resume"),
+        "{message}"
+    );
+
+    let spans = dir.path().join("spans.jsonl");
+    let detected = ok(&[
+        "detect",
+        "--model",
+        p(&ckpt),
+        "--docs",
+        p(&corpus.join("test.jsonl")),
+        "--out",
+        p(&spans),
+        "--threshold",
+        "0.3",
+    ]);
+    assert!(detected.contains("documents"), "{detected}");
+    let lines = std::fs::read_to_string(&spans).unwrap();
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert!(first["spans"].is_array(), "{first}");
+    let bad = kanon(&[
+        "detect",
+        "--model",
+        p(&ckpt),
+        "--docs",
+        p(&corpus.join("test.jsonl")),
+        "--out",
+        p(&spans),
+        "--threshold",
+        "1.5",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -238,6 +238,12 @@ pub struct TrainArgs {
     /// `typed` (B-/I- per entity type) or `mask` (B-MASK / I-MASK).
     #[arg(long)]
     pub scheme: Option<String>,
+    /// Continue the run an interruption (Ctrl-C, a crash) left in `OUT.resume/`.
+    #[arg(long)]
+    pub resume: bool,
+    /// Save the resumable state every N steps (0: at epoch ends only).
+    #[arg(long)]
+    pub checkpoint_every: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -253,6 +259,14 @@ pub struct DetectArgs {
     /// `tab` writes TAB's system format `{doc_id: [[start, end], …]}` instead of JSONL.
     #[arg(long)]
     pub export: Option<String>,
+    /// Mask a word piece when its probability of not being `O` reaches this value (default: the
+    /// most probable label). Below 0.5 trades precision for recall.
+    #[arg(long)]
+    pub threshold: Option<f32>,
+    /// Keep the decoded word-piece spans as they are (default: widened to whole words, and
+    /// neighbours separated only by spaces joined).
+    #[arg(long)]
+    pub raw_spans: bool,
 }
 
 /// Documents and spans for `kanon sanitize`.
@@ -358,6 +372,8 @@ pub enum BenchCommand {
     Index(BenchIndexArgs),
     /// Labeling throughput and peak memory, and the speed-up over the plain reference algorithm.
     Label(BenchLabelArgs),
+    /// The BERT tagger: inference documents/s and training tokens/s, with peak memory.
+    Tagger(BenchTaggerArgs),
 }
 
 #[derive(Debug, Args)]
@@ -381,6 +397,43 @@ pub struct BenchLabelArgs {
     /// `kanon bench index` for the same people and seed is reused.
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchTaggerMode {
+    Inference,
+    Training,
+    /// Each in a child process of its own.
+    Both,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchTaggerArgs {
+    #[arg(long, value_enum, default_value_t = BenchTaggerMode::Both)]
+    pub mode: BenchTaggerMode,
+    /// A cached model name or a BERT checkpoint directory.
+    #[arg(long, default_value = "all-minilm-l6-v2")]
+    pub pretrained: String,
+    /// Documents for inference (JSONL or TAB schema); default: the wiki553 dev set when
+    /// `../shared` is there, else the bundled sample corpus.
+    #[arg(long)]
+    pub docs: Option<PathBuf>,
+    /// Inference window in word pieces.
+    #[arg(long, default_value_t = 128)]
+    pub max_len: usize,
+    /// Timed training steps.
+    #[arg(long, default_value_t = 10)]
+    pub steps: usize,
+    /// Untimed training steps first.
+    #[arg(long, default_value_t = 2)]
+    pub warmup_steps: usize,
+    /// Training batch: sequences × pieces.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+    #[arg(long, default_value_t = 128)]
+    pub seq: usize,
     #[arg(long)]
     pub json: Option<PathBuf>,
 }

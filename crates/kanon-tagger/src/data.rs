@@ -166,6 +166,56 @@ pub fn decode_spans(
     out
 }
 
+/// Spans as a person marks them: widened to whole words (a word piece inside "Mahabharata" masks
+/// the word) and joined when only spaces separate them ("Mahmoud" + "Ahmadinejad"), or a comma and
+/// spaces separate two dates ("June 5" + "1965"). The joined span takes the type of its longest part
+/// and the length-weighted mean score. `spans` are character offsets into `text`, in order.
+pub fn tidy_spans(
+    text: &str,
+    spans: Vec<(Span, Option<EntityType>, f32)>,
+) -> Vec<(Span, Option<EntityType>, f32)> {
+    let chars: Vec<char> = text.chars().collect();
+    let is_word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    let mut out: Vec<(Span, Option<EntityType>, f32, usize)> = Vec::with_capacity(spans.len());
+    for (mut span, ty, score) in spans {
+        if span.end > chars.len() || span.start >= span.end {
+            continue;
+        }
+        while span.start > 0 && is_word(span.start) && is_word(span.start - 1) {
+            span.start -= 1;
+        }
+        while span.end < chars.len() && is_word(span.end - 1) && is_word(span.end) {
+            span.end += 1;
+        }
+        let len = span.end - span.start;
+        if let Some((last, last_ty, last_score, last_longest)) = out.last_mut() {
+            let gap: String = chars
+                .get(last.end.min(span.start)..span.start)
+                .map(|g| g.iter().collect())
+                .unwrap_or_default();
+            let spaces_only = gap.chars().all(|c| c == ' ' || c == '\u{a0}');
+            let dates = *last_ty == Some(EntityType::Datetime) && ty == Some(EntityType::Datetime);
+            let date_comma = dates && gap.trim_matches(' ') == ",";
+            if span.start <= last.end || spaces_only || date_comma {
+                let last_len = last.end - last.start;
+                let end = last.end.max(span.end);
+                *last_score =
+                    (*last_score * last_len as f32 + score * len as f32) / (last_len + len) as f32;
+                if len > *last_longest {
+                    *last_ty = ty;
+                    *last_longest = len;
+                }
+                last.end = end;
+                continue;
+            }
+        }
+        out.push((span, ty, score, len));
+    }
+    out.into_iter()
+        .map(|(span, ty, score, _)| (span, ty, score))
+        .collect()
+}
+
 /// Token ranges `[start, end)` of at most `max_tokens` pieces, consecutive windows sharing `overlap`
 /// pieces, covering all `n_tokens`.
 pub fn windows(n_tokens: usize, max_tokens: usize, overlap: usize) -> Vec<std::ops::Range<usize>> {

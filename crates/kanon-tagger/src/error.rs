@@ -13,6 +13,8 @@ pub enum Error {
     MissingSpecialToken(String),
     #[error("{path}: model config: {message}")]
     Config { path: PathBuf, message: String },
+    #[error("{path}: resuming: {message}")]
+    Resume { path: PathBuf, message: String },
     #[error("{path}: weights: {message}")]
     Weights { path: PathBuf, message: String },
 }

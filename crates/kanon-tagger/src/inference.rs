@@ -9,7 +9,7 @@ use burn::tensor::{Device, Tensor};
 use kanon_core::{EntityType, Span};
 use serde::{Deserialize, Serialize};
 
-use crate::data::{TaggerTokenizer, decode_spans, merge_windows};
+use crate::data::{TaggerTokenizer, decode_spans, merge_windows, tidy_spans};
 use crate::dataset::{Example, Windowing, to_batch};
 use crate::error::{Error, Result};
 use crate::labels::LabelScheme;
@@ -71,6 +71,42 @@ pub fn save_checkpoint(
     Ok(())
 }
 
+/// How a word piece's label is read off its label distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Decision {
+    /// The most probable label.
+    #[default]
+    Argmax,
+    /// A piece is masked when `1 − P(O)` reaches `threshold`, with the most probable non-`O`
+    /// label: trades precision for recall when the threshold is below 0.5, the usual choice for
+    /// anonymisation, where a missed identifier costs more than an extra mask.
+    MaskProbability { threshold: f32 },
+}
+
+impl Decision {
+    /// The label index and its probability, from one piece's label distribution (`O` is index 0).
+    pub fn decide(self, probabilities: &[f32]) -> (usize, f32) {
+        let best_of =
+            |from: usize| {
+                probabilities.iter().enumerate().skip(from).fold(
+                    (from, f32::MIN),
+                    |acc, (i, &p)| if p > acc.1 { (i, p) } else { acc },
+                )
+            };
+        match self {
+            Decision::Argmax => best_of(0),
+            Decision::MaskProbability { threshold } => {
+                if probabilities.len() > 1 && 1.0 - probabilities[0] >= threshold {
+                    best_of(1)
+                } else {
+                    (0, probabilities[0])
+                }
+            }
+        }
+    }
+}
+
 /// A tagger loaded from a checkpoint directory written by `kanon train`.
 #[derive(Debug)]
 pub struct Tagger {
@@ -78,6 +114,10 @@ pub struct Tagger {
     pub config: BertConfig,
     pub tokenizer: TaggerTokenizer,
     pub labels: LabelsFile,
+    pub decision: Decision,
+    /// Widen spans to whole words and join neighbours ([`tidy_spans`]); off gives the raw decoded
+    /// pieces.
+    pub tidy: bool,
     device: Device,
 }
 
@@ -128,20 +168,28 @@ impl Tagger {
             config,
             tokenizer,
             labels,
+            decision: Decision::Argmax,
+            tidy: true,
             device: device.clone(),
         })
     }
 
     /// Character spans with their type (None in the mask scheme) and mean piece probability.
     pub fn predict(&self, text: &str) -> Result<Vec<(Span, Option<EntityType>, f32)>> {
-        predict_with(
+        let spans = predict_with(
             &self.model,
             &self.tokenizer,
             self.labels.scheme,
             self.windowing(),
+            self.decision,
             text,
             &self.device,
-        )
+        )?;
+        Ok(if self.tidy {
+            tidy_spans(text, spans)
+        } else {
+            spans
+        })
     }
 
     pub fn windowing(&self) -> Windowing {
@@ -158,6 +206,7 @@ pub fn predict_with(
     tokenizer: &TaggerTokenizer,
     scheme: LabelScheme,
     windowing: Windowing,
+    decision: Decision,
     text: &str,
     device: &Device,
 ) -> Result<Vec<(Span, Option<EntityType>, f32)>> {
@@ -196,10 +245,7 @@ pub fn predict_with(
             let mut window = Vec::with_capacity(pieces);
             for position in 1..=pieces {
                 let base = (row * seq + position) * labels;
-                let (best, score) = values[base..base + labels].iter().enumerate().fold(
-                    (0, f32::MIN),
-                    |acc, (i, &p)| if p > acc.1 { (i, p) } else { acc },
-                );
+                let (best, score) = decision.decide(&values[base..base + labels]);
                 window.push((best as u32, score));
             }
             predictions.push(window);

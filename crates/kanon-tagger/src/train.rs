@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::optim::AdamWConfig;
+use burn::optim::{AdamWConfig, ModuleOptimizer, OptimizerRecord};
+use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::{Device, Tensor, TensorData};
 use kanon_core::Progress;
 use serde::{Deserialize, Serialize};
@@ -16,8 +17,9 @@ use crate::dataset::{
     CorpusDocument, Example, Windowing, batches_by_budget, examples, read_corpus, to_batch,
 };
 use crate::error::{Error, Result};
-use crate::inference::{predict_with, save_checkpoint, write_json};
+use crate::inference::{Decision, predict_with, save_checkpoint, write_json};
 use crate::labels::LabelScheme;
+use crate::model::BertTagger;
 use crate::training::train_step;
 use crate::weights::load_pretrained;
 
@@ -39,6 +41,14 @@ pub struct TrainConfig {
     pub entity_weight: f32,
     /// Epochs without a better dev F1 before stopping.
     pub patience: usize,
+    /// Save the run's state (weights, optimiser, position) every this many steps, so `--resume`
+    /// continues an interrupted run; 0 saves only at epoch ends.
+    #[serde(default = "default_checkpoint_every")]
+    pub checkpoint_every: usize,
+}
+
+fn default_checkpoint_every() -> usize {
+    200
 }
 
 impl Default for TrainConfig {
@@ -56,6 +66,7 @@ impl Default for TrainConfig {
             scheme: LabelScheme::Typed,
             entity_weight: 1.0,
             patience: 1,
+            checkpoint_every: default_checkpoint_every(),
         }
     }
 }
@@ -70,8 +81,14 @@ pub struct TrainReport {
     pub last_loss: f32,
     pub dev_f1_by_epoch: Vec<f64>,
     pub best_dev_f1: f64,
+    /// Tokens per second of this invocation (a resumed run counts only its own steps).
     pub tokens_per_second: f64,
+    /// Wall time of the whole run, earlier invocations of a resumed run included.
     pub seconds: f64,
+    /// The step a resumed run continued from.
+    pub resumed_at_step: Option<usize>,
+    /// Stopped by [`TrainOptions::should_stop`]; the state is saved for `--resume`.
+    pub interrupted: bool,
 }
 
 /// Exact-span F1 of predictions against the corpus's spans (types ignored).
@@ -100,11 +117,178 @@ fn dev_f1(predicted: &[Vec<(usize, usize)>], gold: &[CorpusDocument]) -> f64 {
     }
 }
 
+/// The on-disk format of a run's resumable state (`state.json` in the resume directory).
+pub const RESUME_FORMAT_VERSION: u32 = 1;
+const STATE_FILE: &str = "state.json";
+const STATE_MODEL_FILE: &str = "model.bpk";
+const STATE_OPTIMIZER_FILE: &str = "optimizer.bpk";
+
+/// Where a run keeps its resumable state: beside the checkpoint directory (`OUT.resume`), because
+/// the checkpoint directory itself is replaced whenever the dev F1 improves. Removed when the run
+/// completes.
+pub fn resume_dir(out: &Path) -> PathBuf {
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "checkpoint".into());
+    name.push(".resume");
+    out.with_file_name(name)
+}
+
+/// How a run starts and when it stops early.
+#[derive(Default)]
+pub struct TrainOptions<'a> {
+    /// Continue from the state an interrupted run left in [`resume_dir`] (starts afresh, saying
+    /// so through the progress, when there is none).
+    pub resume: bool,
+    /// Asked after every step with the number of steps done; `true` saves the state and returns
+    /// (an interrupted run). Lets a Ctrl-C handler stop a run without losing work.
+    pub should_stop: Option<&'a (dyn Fn(usize) -> bool + Sync)>,
+}
+
+impl std::fmt::Debug for TrainOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrainOptions")
+            .field("resume", &self.resume)
+            .field("should_stop", &self.should_stop.is_some())
+            .finish()
+    }
+}
+
+/// Where a run is: everything but the weights and the optimiser's moments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct RunState {
+    format_version: u32,
+    config: TrainConfig,
+    /// Steps done.
+    step: usize,
+    /// The epoch in progress and how many of its batches are done.
+    epoch: usize,
+    batches_done: usize,
+    tokens: usize,
+    seconds: f64,
+    first_loss: Option<f32>,
+    last_loss: Option<f32>,
+    dev_f1_by_epoch: Vec<f64>,
+    best: Option<f64>,
+    stale: usize,
+}
+
+impl RunState {
+    fn fresh(config: &TrainConfig) -> Self {
+        RunState {
+            format_version: RESUME_FORMAT_VERSION,
+            config: config.clone(),
+            step: 0,
+            epoch: 0,
+            batches_done: 0,
+            tokens: 0,
+            seconds: 0.0,
+            first_loss: None,
+            last_loss: None,
+            dev_f1_by_epoch: Vec::new(),
+            best: None,
+            stale: 0,
+        }
+    }
+}
+
+fn resume_error(dir: &Path, message: impl Into<String>) -> Error {
+    Error::Resume {
+        path: dir.to_owned(),
+        message: message.into(),
+    }
+}
+
+fn save_state(
+    dir: &Path,
+    state: &RunState,
+    model: &BertTagger,
+    optimizer: &ModuleOptimizer,
+) -> Result<()> {
+    kanon_core::io::atomic_dir::<Error, _>(dir, |tmp| {
+        let weights = tmp.join(STATE_MODEL_FILE);
+        // Burnpack keeps each parameter's id, which the optimiser's state is keyed by.
+        let mut store = BurnpackStore::from_file(&weights)
+            .auto_extension(false)
+            .overwrite(true);
+        model
+            .save_into(&mut store)
+            .map_err(|e| resume_error(&weights, e.to_string()))?;
+        let moments = tmp.join(STATE_OPTIMIZER_FILE);
+        optimizer
+            .to_record()
+            .save(&moments)
+            .map_err(|e| resume_error(&moments, e.to_string()))?;
+        write_json(&tmp.join(STATE_FILE), state)
+    })
+}
+
+fn load_state(
+    dir: &Path,
+    config: &TrainConfig,
+    model: BertTagger,
+    optimizer: ModuleOptimizer,
+) -> Result<(RunState, BertTagger, ModuleOptimizer)> {
+    let state_path = dir.join(STATE_FILE);
+    let text = std::fs::read_to_string(&state_path)
+        .map_err(|e| Error::Core(kanon_core::Error::io(&state_path, e)))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| resume_error(&state_path, e.to_string()))?;
+    let version = value.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(u64::from(RESUME_FORMAT_VERSION)) {
+        return Err(resume_error(
+            &state_path,
+            format!(
+                "format_version {version:?}, this kanon reads {RESUME_FORMAT_VERSION}: start afresh (delete {})",
+                dir.display()
+            ),
+        ));
+    }
+    let state: RunState =
+        serde_json::from_value(value).map_err(|e| resume_error(&state_path, e.to_string()))?;
+    if &state.config != config {
+        return Err(resume_error(
+            &state_path,
+            "the interrupted run used another training config; resume with the same one (see its \
+             `config` field) or delete the directory to start afresh",
+        ));
+    }
+    let mut model = model;
+    let weights = dir.join(STATE_MODEL_FILE);
+    let mut store = BurnpackStore::from_file(&weights).auto_extension(false);
+    let applied = model
+        .load_from(&mut store)
+        .map_err(|e| resume_error(&weights, e.to_string()))?;
+    if !applied.missing.is_empty() || !applied.errors.is_empty() {
+        return Err(resume_error(
+            &weights,
+            format!(
+                "{} missing tensors, {} errors",
+                applied.missing.len(),
+                applied.errors.len()
+            ),
+        ));
+    }
+    let moments = dir.join(STATE_OPTIMIZER_FILE);
+    let record =
+        OptimizerRecord::load(&moments).map_err(|e| resume_error(&moments, e.to_string()))?;
+    Ok((state, model, optimizer.load_record(record)))
+}
+
+/// The seed of a step's dropout masks: a function of the run's seed and the step alone, so a
+/// resumed run draws the same masks as an uninterrupted one.
+fn step_seed(seed: u64, step: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(step as u64)
+}
+
 pub fn train(
     pretrained: &Path,
     corpus: &Path,
     out: &Path,
     config: &TrainConfig,
+    options: &TrainOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<TrainReport> {
     let tokenizer_json: PathBuf = pretrained.join("tokenizer.json");
@@ -135,11 +319,29 @@ pub fn train(
 
     let device = Device::default().autodiff();
     device.seed(config.seed);
-    let (bert_config, mut model) =
-        load_pretrained(pretrained, config.scheme.num_labels(), &device)?;
-    let mut optimizer = AdamWConfig::new()
+    let (bert_config, model) = load_pretrained(pretrained, config.scheme.num_labels(), &device)?;
+    let optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)
         .init();
+    let state_dir = resume_dir(out);
+    let (mut state, mut model, mut optimizer) = if state_dir.join(STATE_FILE).exists() {
+        if !options.resume {
+            return Err(resume_error(
+                &state_dir,
+                "an interrupted run left its state here: pass --resume to continue it, or delete \
+                 the directory to start afresh",
+            ));
+        }
+        let (state, model, optimizer) = load_state(&state_dir, config, model, optimizer)?;
+        progress.message(&format!("resuming at step {}", state.step));
+        (state, model, optimizer)
+    } else {
+        if options.resume {
+            progress.message("nothing to resume: starting afresh");
+        }
+        (RunState::fresh(config), model, optimizer)
+    };
+
     let mut class_weights = vec![config.entity_weight; config.scheme.num_labels()];
     class_weights[0] = 1.0;
     let class_weights = Tensor::<1>::from_data(
@@ -166,31 +368,32 @@ pub fn train(
     };
 
     let started = Instant::now();
-    let mut tokens = 0usize;
-    let mut step = 0usize;
-    let (mut first_loss, mut last_loss) = (f32::NAN, f32::NAN);
-    let mut dev_f1_by_epoch = Vec::new();
-    let mut best = f64::NEG_INFINITY;
-    let mut epochs_run = 0;
-    let mut stale = 0;
+    let seconds_before = state.seconds;
+    let tokens_before = state.tokens;
+    let resumed_at = state.step;
+    let elapsed = |started: &Instant| seconds_before + started.elapsed().as_secs_f64();
     progress.stage("train", total_steps as u64);
-    'epochs: for epoch in 0..config.epochs {
-        epochs_run += 1;
-        for batch_indices in batches_by_budget(
+    progress.advance(state.step as u64);
+    let mut interrupted = false;
+    let mut early_stopped = false;
+    'epochs: while state.epoch < config.epochs && state.step < total_steps {
+        let batches = batches_by_budget(
             &train_examples,
             config.token_budget,
-            config.seed + epoch as u64,
-        ) {
-            if step >= total_steps {
+            config.seed + state.epoch as u64,
+        );
+        for batch_indices in batches.iter().skip(state.batches_done) {
+            if state.step >= total_steps {
                 break;
             }
             let refs: Vec<&Example> = batch_indices.iter().map(|&i| &train_examples[i]).collect();
             let batch = to_batch(&refs, tokenizer.pad(), &device);
-            tokens += batch.tokens;
+            state.tokens += batch.tokens;
+            device.seed(step_seed(config.seed, state.step));
             let (next, loss) = train_step(
                 model,
                 &mut optimizer,
-                schedule(step),
+                schedule(state.step),
                 batch.input_ids,
                 batch.padding,
                 batch.targets,
@@ -198,16 +401,25 @@ pub fn train(
                 class_weights.clone(),
             );
             model = next;
-            if step == 0 {
-                first_loss = loss;
-            }
-            last_loss = loss;
-            step += 1;
+            state.first_loss.get_or_insert(loss);
+            state.last_loss = Some(loss);
+            state.step += 1;
+            state.batches_done += 1;
             progress.advance(1);
             progress.message(&format!(
                 "loss {loss:.3}, {:.0} tokens/s",
-                tokens as f64 / started.elapsed().as_secs_f64().max(1e-9)
+                (state.tokens - tokens_before) as f64 / started.elapsed().as_secs_f64().max(1e-9)
             ));
+            let stop = options.should_stop.is_some_and(|stop| stop(state.step));
+            let due = config.checkpoint_every > 0 && state.step % config.checkpoint_every == 0;
+            if stop || due {
+                state.seconds = elapsed(&started);
+                save_state(&state_dir, &state, &model, &optimizer)?;
+            }
+            if stop {
+                interrupted = true;
+                break 'epochs;
+            }
         }
         let inference_model = model.valid();
         let inference_device = Device::default();
@@ -218,6 +430,7 @@ pub fn train(
                 &tokenizer,
                 config.scheme,
                 windowing,
+                Decision::Argmax,
                 &doc.text,
                 &inference_device,
             )?;
@@ -229,10 +442,10 @@ pub fn train(
             );
         }
         let f1 = dev_f1(&predicted, &dev_docs);
-        dev_f1_by_epoch.push(f1);
-        if f1 > best {
-            best = f1;
-            stale = 0;
+        state.dev_f1_by_epoch.push(f1);
+        if state.best.is_none_or(|best| f1 > best) {
+            state.best = Some(f1);
+            state.stale = 0;
             kanon_core::io::atomic_dir::<Error, _>(out, |dir| {
                 save_checkpoint(
                     dir,
@@ -245,25 +458,36 @@ pub fn train(
                 write_json(&dir.join("train_config.json"), config)
             })?;
         } else {
-            stale += 1;
-            if stale > config.patience {
-                break 'epochs;
-            }
+            state.stale += 1;
+            early_stopped = state.stale > config.patience;
         }
-        if step >= total_steps {
+        state.epoch += 1;
+        state.batches_done = 0;
+        if early_stopped {
             break;
         }
+        if state.step < total_steps && state.epoch < config.epochs {
+            state.seconds = elapsed(&started);
+            save_state(&state_dir, &state, &model, &optimizer)?;
+        }
     }
-    let seconds = started.elapsed().as_secs_f64();
+    if !interrupted && state_dir.exists() {
+        std::fs::remove_dir_all(&state_dir)
+            .map_err(|e| Error::Core(kanon_core::Error::io(&state_dir, e)))?;
+    }
+    let seconds = elapsed(&started);
     Ok(TrainReport {
-        steps: step,
-        epochs_run,
+        steps: state.step,
+        epochs_run: state.dev_f1_by_epoch.len(),
         train_examples: train_examples.len(),
-        first_loss,
-        last_loss,
-        dev_f1_by_epoch,
-        best_dev_f1: best.max(0.0),
-        tokens_per_second: tokens as f64 / seconds.max(1e-9),
+        first_loss: state.first_loss.unwrap_or(f32::NAN),
+        last_loss: state.last_loss.unwrap_or(f32::NAN),
+        dev_f1_by_epoch: state.dev_f1_by_epoch,
+        best_dev_f1: state.best.unwrap_or(0.0).max(0.0),
+        tokens_per_second: (state.tokens - tokens_before) as f64
+            / started.elapsed().as_secs_f64().max(1e-9),
         seconds,
+        resumed_at_step: (resumed_at > 0).then_some(resumed_at),
+        interrupted,
     })
 }

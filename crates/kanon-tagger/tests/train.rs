@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use kanon_core::NoProgress;
 use kanon_tagger::inference::Tagger;
 use kanon_tagger::model::BertConfig;
-use kanon_tagger::train::{TrainConfig, train};
+use kanon_tagger::train::{TrainConfig, TrainOptions, resume_dir, train};
 
 const WORDS: &str = "the writer was born in vienna paris london berlin 1992 1990 and works lives she he lilian albano tomas varga";
 
@@ -180,6 +180,7 @@ fn trains_saves_and_reloads_deterministically() {
         &dir.path().join("corpus"),
         &out,
         &config(),
+        &TrainOptions::default(),
         &NoProgress,
     )
     .unwrap();
@@ -213,6 +214,7 @@ fn trains_saves_and_reloads_deterministically() {
         &dir.path().join("corpus"),
         &again,
         &config(),
+        &TrainOptions::default(),
         &NoProgress,
     )
     .unwrap();
@@ -227,4 +229,116 @@ fn trains_saves_and_reloads_deterministically() {
             .unwrap()
     };
     assert_eq!(weights(&out), weights(&again));
+}
+
+#[test]
+fn an_interrupted_run_resumes_to_the_same_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let pretrained = dir.path().join("pretrained");
+    let corpus = dir.path().join("corpus");
+    write_pretrained(&pretrained);
+    write_corpus(&corpus);
+    let config = TrainConfig {
+        checkpoint_every: 2,
+        ..config()
+    };
+    let whole = dir.path().join("whole");
+    let report = train(
+        &pretrained,
+        &corpus,
+        &whole,
+        &config,
+        &TrainOptions::default(),
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(!report.interrupted && report.steps > 5, "{report:?}");
+    assert!(
+        !resume_dir(&whole).exists(),
+        "a finished run leaves no state"
+    );
+
+    // Stop mid-epoch, after step 3 (one step past a periodic save).
+    let parts = dir.path().join("parts");
+    let stop_at_3 = |step: usize| step == 3;
+    let first = train(
+        &pretrained,
+        &corpus,
+        &parts,
+        &config,
+        &TrainOptions {
+            resume: false,
+            should_stop: Some(&stop_at_3),
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(first.interrupted && first.steps == 3, "{first:?}");
+    assert!(resume_dir(&parts).join("state.json").exists());
+
+    // Without --resume the saved state is not silently overwritten.
+    let refused = train(
+        &pretrained,
+        &corpus,
+        &parts,
+        &config,
+        &TrainOptions::default(),
+        &NoProgress,
+    )
+    .unwrap_err();
+    assert!(refused.to_string().contains("--resume"), "{refused}");
+
+    // Another config is refused too.
+    let other = TrainConfig {
+        learning_rate: 1e-3,
+        ..config.clone()
+    };
+    let resume = TrainOptions {
+        resume: true,
+        should_stop: None,
+    };
+    let mismatch = train(&pretrained, &corpus, &parts, &other, &resume, &NoProgress).unwrap_err();
+    assert!(mismatch.to_string().contains("config"), "{mismatch}");
+
+    let rest = train(&pretrained, &corpus, &parts, &config, &resume, &NoProgress).unwrap();
+    assert_eq!(rest.resumed_at_step, Some(3));
+    assert_eq!(rest.steps, report.steps);
+    assert_eq!(rest.dev_f1_by_epoch, report.dev_f1_by_epoch);
+    assert!(!resume_dir(&parts).exists());
+
+    let device = Device::default();
+    let weights = |dir: &Path| {
+        let model = Tagger::load(dir, &device).unwrap().model;
+        model
+            .classifier
+            .weight
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    };
+    assert_eq!(weights(&whole), weights(&parts));
+}
+
+#[test]
+fn a_corrupt_resume_state_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let pretrained = dir.path().join("pretrained");
+    let corpus = dir.path().join("corpus");
+    write_pretrained(&pretrained);
+    write_corpus(&corpus);
+    let out = dir.path().join("ckpt");
+    let state = resume_dir(&out);
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("state.json"), r#"{"format_version": 99}"#).unwrap();
+    let resume = TrainOptions {
+        resume: true,
+        should_stop: None,
+    };
+    let error = train(&pretrained, &corpus, &out, &config(), &resume, &NoProgress).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("state.json") && message.contains("format_version"),
+        "{message}"
+    );
 }

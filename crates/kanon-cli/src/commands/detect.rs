@@ -3,7 +3,7 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use burn::tensor::Device;
 use kanon_core::Document;
-use kanon_tagger::inference::Tagger;
+use kanon_tagger::inference::{Decision, Tagger};
 use serde::Serialize;
 
 use crate::cli::DetectArgs;
@@ -26,7 +26,7 @@ struct Detected {
     spans: Vec<DetectedSpan>,
 }
 
-fn read_docs(path: &std::path::Path) -> Result<Vec<Document>> {
+pub(crate) fn read_docs(path: &std::path::Path) -> Result<Vec<Document>> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
         return Ok(kanon_core::tab::read_tab(path)?
@@ -48,8 +48,15 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         Some(other) => bail!("unknown --export {other:?} (expected tab)"),
     };
     let device = Device::default();
-    let tagger = Tagger::load(&args.model, &device)
+    let mut tagger = Tagger::load(&args.model, &device)
         .with_context(|| format!("loading {}", args.model.display()))?;
+    tagger.tidy = !args.raw_spans;
+    if let Some(threshold) = args.threshold {
+        if !(0.0..=1.0).contains(&threshold) {
+            bail!("--threshold {threshold} is not a probability (0 to 1)");
+        }
+        tagger.decision = Decision::MaskProbability { threshold };
+    }
     let docs = read_docs(&args.docs)?;
     let bars = Bars::new();
     bars.stage("detect", docs.len() as u64);

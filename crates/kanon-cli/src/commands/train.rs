@@ -1,9 +1,11 @@
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
 use kanon_tagger::LabelScheme;
-use kanon_tagger::train::{TrainConfig, train};
+use kanon_tagger::train::{TrainConfig, TrainOptions, resume_dir, train};
 
 use crate::cli::TrainArgs;
 use crate::progress::Bars;
@@ -35,6 +37,9 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     if args.max_steps.is_some() {
         config.max_steps = args.max_steps;
     }
+    if let Some(every) = args.checkpoint_every {
+        config.checkpoint_every = every;
+    }
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
@@ -46,10 +51,41 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
         };
     }
     let pretrained = resolve_pretrained(&args.pretrained)?;
+    // The first Ctrl-C asks the run to save its state and stop after the step in flight; a
+    // second one quits at once.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .context("installing the Ctrl-C handler")?;
+    let should_stop = move |_step: usize| interrupted.load(Ordering::SeqCst);
+    let options = TrainOptions {
+        resume: args.resume,
+        should_stop: Some(&should_stop),
+    };
     let bars = Bars::new();
-    let report = train(&pretrained, &args.corpus, &args.out, &config, &bars)
-        .with_context(|| format!("training on {}", args.corpus.display()))?;
+    let report = train(
+        &pretrained,
+        &args.corpus,
+        &args.out,
+        &config,
+        &options,
+        &bars,
+    )
+    .with_context(|| format!("training on {}", args.corpus.display()))?;
     bars.finish();
+    if report.interrupted {
+        writeln!(
+            out,
+            "interrupted after step {}: state saved in {}; continue with the same command and --resume",
+            report.steps,
+            resume_dir(&args.out).display()
+        )?;
+        return Ok(());
+    }
     writeln!(
         out,
         "trained {} steps ({} epochs, {} windows) in {:.0}s, {:.0} tokens/s; loss {:.3} -> {:.3}; dev F1 by epoch {:?}; best {:.3} -> {}",

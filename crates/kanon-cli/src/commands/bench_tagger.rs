@@ -1,0 +1,273 @@
+//! `kanon bench tagger`: the BERT tagger's inference documents/s and training tokens/s with peak
+//! RSS, each measured in a child process of its own so that its peak memory is its alone.
+//! `scripts/bench_tagger_torch.py` measures PyTorch + transformers the same way (same documents,
+//! windows, batch shape, optimiser) for the comparison in the README.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use burn::optim::AdamWConfig;
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_tagger::LabelScheme;
+use kanon_tagger::data::TaggerTokenizer;
+use kanon_tagger::dataset::Windowing;
+use kanon_tagger::inference::{Decision, predict_with};
+use kanon_tagger::training::train_step;
+use kanon_tagger::weights::load_pretrained;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use super::detect::read_docs;
+use super::train::resolve_pretrained;
+use crate::cli::{BenchTaggerArgs, BenchTaggerMode};
+use crate::resources::{gib, peak_rss_self};
+
+#[derive(Debug, Serialize, Deserialize)]
+struct InferenceFigures {
+    docs: usize,
+    pieces: usize,
+    windows: usize,
+    seconds: f64,
+    docs_per_second: f64,
+    pieces_per_second: f64,
+    peak_rss_bytes: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct TrainingFigures {
+    batch: usize,
+    seq: usize,
+    steps: usize,
+    seconds: f64,
+    tokens_per_second: f64,
+    seconds_per_step: f64,
+    peak_rss_bytes: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Figures {
+    runtime: String,
+    threads: usize,
+    inference: Option<InferenceFigures>,
+    training: Option<TrainingFigures>,
+}
+
+pub fn run(args: &BenchTaggerArgs, out: &mut dyn Write) -> Result<()> {
+    let figures = match args.mode {
+        BenchTaggerMode::Inference => Figures {
+            runtime: "kanon (burn flex)".into(),
+            threads: rayon::current_num_threads(),
+            inference: Some(inference(args)?),
+            training: None,
+        },
+        BenchTaggerMode::Training => Figures {
+            runtime: "kanon (burn flex)".into(),
+            threads: rayon::current_num_threads(),
+            inference: None,
+            training: Some(training(args)?),
+        },
+        BenchTaggerMode::Both => Figures {
+            runtime: "kanon (burn flex)".into(),
+            threads: rayon::current_num_threads(),
+            inference: child(args, "inference")?.inference,
+            training: child(args, "training")?.training,
+        },
+    };
+    if let Some(inference) = &figures.inference {
+        writeln!(
+            out,
+            "inference: {} docs ({} word pieces, {} windows of ≤ {}) in {:.1}s = {:.2} docs/s, {:.0} pieces/s; peak RSS {:.2} GiB",
+            inference.docs,
+            inference.pieces,
+            inference.windows,
+            args.max_len,
+            inference.seconds,
+            inference.docs_per_second,
+            inference.pieces_per_second,
+            gib(inference.peak_rss_bytes)
+        )?;
+    }
+    if let Some(training) = &figures.training {
+        writeln!(
+            out,
+            "training: {} steps of {}×{} tokens in {:.1}s = {:.0} tokens/s ({:.2} s/step); peak RSS {:.2} GiB",
+            training.steps,
+            training.batch,
+            training.seq,
+            training.seconds,
+            training.tokens_per_second,
+            training.seconds_per_step,
+            gib(training.peak_rss_bytes)
+        )?;
+    }
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&figures)?;
+        kanon_core::io::atomic_write(path, |w| w.write_all(json.as_bytes()))?;
+    }
+    Ok(())
+}
+
+/// Runs one mode in a child process and reads back its figures.
+fn child(args: &BenchTaggerArgs, mode: &str) -> Result<Figures> {
+    let dir = tempfile::tempdir()?;
+    let json = dir.path().join("figures.json");
+    let mut command = Command::new(std::env::current_exe()?);
+    command
+        .args(["--threads", &rayon::current_num_threads().to_string()])
+        .args(["bench", "tagger", "--mode", mode])
+        .args(["--pretrained", &args.pretrained])
+        .args(["--max-len", &args.max_len.to_string()])
+        .args(["--steps", &args.steps.to_string()])
+        .args(["--warmup-steps", &args.warmup_steps.to_string()])
+        .args(["--batch", &args.batch.to_string()])
+        .args(["--seq", &args.seq.to_string()])
+        .arg("--json")
+        .arg(&json);
+    if let Some(docs) = &args.docs {
+        command.arg("--docs").arg(docs);
+    }
+    // The child's own report would repeat the parent's.
+    let status = command
+        .stdout(std::process::Stdio::null())
+        .status()
+        .with_context(|| format!("running kanon bench tagger --mode {mode}"))?;
+    if !status.success() {
+        bail!("kanon bench tagger --mode {mode} failed: {status}");
+    }
+    let text =
+        std::fs::read_to_string(&json).with_context(|| format!("reading {}", json.display()))?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+/// The documents: `--docs`, else the wiki553 dev set when `../shared` is there, else the bundled
+/// sample corpus.
+fn docs_path(args: &BenchTaggerArgs) -> PathBuf {
+    if let Some(docs) = &args.docs {
+        return docs.clone();
+    }
+    let wiki = Path::new("../shared/data/wiki553/dev_100_tab_schema.json");
+    if wiki.exists() {
+        wiki.to_owned()
+    } else {
+        PathBuf::from("corpora/sample/docs.jsonl")
+    }
+}
+
+fn inference(args: &BenchTaggerArgs) -> Result<InferenceFigures> {
+    let pretrained = resolve_pretrained(&args.pretrained)?;
+    let path = docs_path(args);
+    let docs = read_docs(&path)?;
+    if docs.is_empty() {
+        bail!("{}: no documents", path.display());
+    }
+    let tokenizer = TaggerTokenizer::from_file(&pretrained.join("tokenizer.json"))?;
+    let device = Device::default();
+    device.seed(0);
+    let scheme = LabelScheme::Typed;
+    let (_, model) = load_pretrained(&pretrained, scheme.num_labels(), &device)?;
+    let windowing = Windowing {
+        max_len: args.max_len,
+        overlap: 32.min(args.max_len / 4),
+    };
+    let mut pieces = 0;
+    let mut windows = 0;
+    for doc in &docs {
+        let n = tokenizer.tokenize(&doc.text)?.len();
+        pieces += n;
+        windows += windowing.windows(n).len();
+    }
+    // One untimed document first: allocator and thread-pool warm-up.
+    predict_with(
+        &model,
+        &tokenizer,
+        scheme,
+        windowing,
+        Decision::Argmax,
+        &docs[0].text,
+        &device,
+    )?;
+    let started = Instant::now();
+    for doc in &docs {
+        predict_with(
+            &model,
+            &tokenizer,
+            scheme,
+            windowing,
+            Decision::Argmax,
+            &doc.text,
+            &device,
+        )?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(InferenceFigures {
+        docs: docs.len(),
+        pieces,
+        windows,
+        seconds,
+        docs_per_second: docs.len() as f64 / seconds,
+        pieces_per_second: pieces as f64 / seconds,
+        peak_rss_bytes: peak_rss_self().unwrap_or(0),
+    })
+}
+
+fn training(args: &BenchTaggerArgs) -> Result<TrainingFigures> {
+    let pretrained = resolve_pretrained(&args.pretrained)?;
+    let scheme = LabelScheme::Typed;
+    let labels = scheme.num_labels();
+    let device = Device::default().autodiff();
+    device.seed(0);
+    let (config, mut model) = load_pretrained(&pretrained, labels, &device)?;
+    let mut optimizer = AdamWConfig::new().with_weight_decay(0.01).init();
+    // A fixed batch of random pieces and labels: the same shape and work as a full batch of the
+    // training corpus, identical for the PyTorch script.
+    let (batch, seq) = (args.batch, args.seq);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    let ids: Vec<i64> = (0..batch * seq)
+        .map(|_| rng.random_range(1000..config.vocab_size as i64))
+        .collect();
+    let targets: Vec<i64> = (0..batch * seq)
+        .map(|_| rng.random_range(0..labels as i64))
+        .collect();
+    let input_ids = Tensor::<2, Int>::from_data(TensorData::new(ids, [batch, seq]), &device);
+    let targets = Tensor::<2, Int>::from_data(TensorData::new(targets, [batch, seq]), &device);
+    let padding = Tensor::<2, Bool>::from_data(
+        TensorData::new(vec![false; batch * seq], [batch, seq]),
+        &device,
+    );
+    let labeled = padding.clone().bool_not();
+    let class_weights = Tensor::<1>::ones([labels], &device);
+    let mut step = |model| {
+        train_step(
+            model,
+            &mut optimizer,
+            2e-5,
+            input_ids.clone(),
+            padding.clone(),
+            targets.clone(),
+            labeled.clone(),
+            class_weights.clone(),
+        )
+        .0
+    };
+    for _ in 0..args.warmup_steps {
+        model = step(model);
+    }
+    let started = Instant::now();
+    for _ in 0..args.steps {
+        model = step(model);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    drop(model);
+    Ok(TrainingFigures {
+        batch,
+        seq,
+        steps: args.steps,
+        seconds,
+        tokens_per_second: (batch * seq * args.steps) as f64 / seconds,
+        seconds_per_step: seconds / args.steps.max(1) as f64,
+        peak_rss_bytes: peak_rss_self().unwrap_or(0),
+    })
+}

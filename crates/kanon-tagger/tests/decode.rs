@@ -1,0 +1,89 @@
+//! From word-piece predictions to the spans a person would mark: the decision rule and the tidying
+//! of decoded spans (whole words, neighbours joined).
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use kanon_core::{EntityType, Span};
+use kanon_tagger::data::tidy_spans;
+use kanon_tagger::inference::Decision;
+
+fn find(text: &str, needle: &str) -> Span {
+    let byte = text.find(needle).unwrap();
+    let start = text[..byte].chars().count();
+    Span::new(start, start + needle.chars().count())
+}
+
+fn texts(text: &str, spans: &[(Span, Option<EntityType>, f32)]) -> Vec<String> {
+    spans
+        .iter()
+        .map(|(s, _, _)| s.slice(text).unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn argmax_and_mask_probability() {
+    let distribution = [0.6, 0.3, 0.1];
+    assert_eq!(Decision::Argmax.decide(&distribution), (0, 0.6));
+    assert_eq!(
+        Decision::MaskProbability { threshold: 0.5 }.decide(&distribution),
+        (0, 0.6)
+    );
+    assert_eq!(
+        Decision::MaskProbability { threshold: 0.35 }.decide(&distribution),
+        (1, 0.3)
+    );
+    // A lone `O` label can only be `O`.
+    assert_eq!(
+        Decision::MaskProbability { threshold: 0.0 }.decide(&[1.0]),
+        (0, 1.0)
+    );
+}
+
+#[test]
+fn pieces_widen_to_words_and_neighbours_join() {
+    let text = "Mahmoud Ahmadinejad read the Mahabharata on June 5, 1965 in Zürich, Schweiz.";
+    let loc = Some(EntityType::Loc);
+    let person = Some(EntityType::Person);
+    let date = Some(EntityType::Datetime);
+    let spans = vec![
+        (find(text, "Mahmoud"), person, 0.9),
+        (find(text, "Ahmadinejad"), person, 0.7),
+        (find(text, "Maha"), Some(EntityType::Misc), 0.5),
+        (find(text, "June 5"), date, 0.8),
+        (find(text, "1965"), date, 0.6),
+        (find(text, "ürich"), loc, 0.9),
+        (find(text, "Schweiz"), loc, 0.9),
+    ];
+    let tidy = tidy_spans(text, spans);
+    assert_eq!(
+        texts(text, &tidy),
+        [
+            "Mahmoud Ahmadinejad",
+            "Mahabharata",
+            "June 5, 1965",
+            "Zürich",
+            "Schweiz"
+        ]
+    );
+    // Joined spans: the longest part's type, the length-weighted mean score.
+    assert_eq!(tidy[0].1, person);
+    assert!((tidy[0].2 - (0.9 * 7.0 + 0.7 * 11.0) / 18.0).abs() < 1e-6);
+    assert_eq!(tidy[2].1, date);
+}
+
+#[test]
+fn tidying_keeps_apart_what_a_comma_or_a_line_separates() {
+    let text = "Oslo, Norway\nBergen";
+    let loc = Some(EntityType::Loc);
+    let spans = vec![
+        (find(text, "Oslo"), loc, 1.0),
+        (find(text, "Norway"), loc, 1.0),
+        (find(text, "Bergen"), loc, 1.0),
+    ];
+    assert_eq!(
+        texts(text, &tidy_spans(text, spans)),
+        ["Oslo", "Norway", "Bergen"]
+    );
+    // Out-of-range or empty spans are dropped, not a panic.
+    let broken = vec![(Span::new(3, 99), loc, 1.0), (Span::new(2, 2), loc, 1.0)];
+    assert!(tidy_spans(text, broken).is_empty());
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""PyTorch + transformers beside `kanon bench tagger`: the same model, documents, windows, batch
+shape and optimiser, so the throughputs compare.
+
+    python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch transformers
+    /tmp/torchenv/bin/python scripts/bench_tagger_torch.py --mode both --threads 2
+
+Each mode runs in a child process of its own (peak RSS is the process's own, like kanon's).
+Inference: each document tokenised with the model's tokenizer.json (padding and truncation off),
+cut into windows of at most MAX_LEN-2 pieces overlapping by 32 (kanon's windowing), [CLS]/[SEP]
+added, batches of up to 16 windows padded to the longest, BertModel + a linear head, softmax.
+Training: one fixed 8 x 128 batch of random pieces and labels, AdamW (lr 2e-5, weight decay
+0.01), cross-entropy, dropout on; 2 untimed steps, then 10 timed.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def cache_dir():
+    root = os.environ.get("KANON_CACHE") or os.path.expanduser("~/.cache/kanon/models")
+    return Path(root) / "all-minilm-l6-v2"
+
+
+def read_docs(path):
+    text = Path(path).read_text()
+    if text.lstrip().startswith("["):
+        return [d["text"] for d in json.loads(text)]
+    return [json.loads(line)["text"] for line in text.splitlines() if line.strip()]
+
+
+def default_docs():
+    wiki = Path("../shared/data/wiki553/dev_100_tab_schema.json")
+    return str(wiki) if wiki.exists() else "corpora/sample/docs.jsonl"
+
+
+def windows(n, max_tokens, overlap):
+    step = max(max_tokens - overlap, 1)
+    out, start = [], 0
+    while True:
+        end = min(start + max_tokens, n)
+        out.append((start, end))
+        if end >= n:
+            return out
+        start += step
+
+
+def peak_rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def model_and_head(torch, model_dir, labels):
+    from transformers import BertModel
+
+    bert = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False)
+    head = torch.nn.Linear(bert.config.hidden_size, labels)
+    return bert, head
+
+
+def inference(args, torch):
+    from tokenizers import Tokenizer
+
+    model_dir = Path(args.pretrained) if args.pretrained else cache_dir()
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    cls, sep, pad = (tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]"))
+    torch.manual_seed(0)
+    bert, head = model_and_head(torch, model_dir, 17)
+    bert.eval()
+    docs = read_docs(args.docs or default_docs())
+    max_tokens = args.max_len - 2
+    overlap = min(32, args.max_len // 4)
+
+    def predict(text):
+        ids = tokenizer.encode(text, add_special_tokens=False).ids
+        if not ids:
+            return 0
+        spans = windows(len(ids), max_tokens, overlap)
+        for i in range(0, len(spans), 16):
+            chunk = [[cls] + ids[s:e] + [sep] for s, e in spans[i : i + 16]]
+            width = max(len(c) for c in chunk)
+            input_ids = torch.tensor([c + [pad] * (width - len(c)) for c in chunk])
+            mask = torch.tensor([[1] * len(c) + [0] * (width - len(c)) for c in chunk])
+            hidden = bert(input_ids=input_ids, attention_mask=mask).last_hidden_state
+            probabilities = torch.softmax(head(hidden), dim=-1)
+            probabilities.max(dim=-1)
+        return len(ids)
+
+    with torch.inference_mode():
+        predict(docs[0])
+        started = time.perf_counter()
+        pieces = sum(predict(d) for d in docs)
+        seconds = time.perf_counter() - started
+    return {
+        "docs": len(docs),
+        "pieces": pieces,
+        "seconds": seconds,
+        "docs_per_second": len(docs) / seconds,
+        "pieces_per_second": pieces / seconds,
+        "peak_rss_bytes": peak_rss(),
+    }
+
+
+def training(args, torch):
+    model_dir = Path(args.pretrained) if args.pretrained else cache_dir()
+    torch.manual_seed(0)
+    labels = 17
+    bert, head = model_and_head(torch, model_dir, labels)
+    bert.train()
+    parameters = list(bert.parameters()) + list(head.parameters())
+    optimizer = torch.optim.AdamW(parameters, lr=2e-5, weight_decay=0.01)
+    generator = torch.Generator().manual_seed(0)
+    vocab = bert.config.vocab_size
+    input_ids = torch.randint(1000, vocab, (args.batch, args.seq), generator=generator)
+    targets = torch.randint(0, labels, (args.batch, args.seq), generator=generator)
+    mask = torch.ones_like(input_ids)
+
+    def step():
+        optimizer.zero_grad()
+        logits = head(bert(input_ids=input_ids, attention_mask=mask).last_hidden_state)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, labels), targets.reshape(-1))
+        loss.backward()
+        optimizer.step()
+
+    for _ in range(args.warmup_steps):
+        step()
+    started = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    seconds = time.perf_counter() - started
+    return {
+        "batch": args.batch,
+        "seq": args.seq,
+        "steps": args.steps,
+        "seconds": seconds,
+        "tokens_per_second": args.batch * args.seq * args.steps / seconds,
+        "seconds_per_step": seconds / args.steps,
+        "peak_rss_bytes": peak_rss(),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=["inference", "training", "both"], default="both")
+    parser.add_argument("--pretrained", help="BERT directory (default: kanon's model cache)")
+    parser.add_argument("--docs")
+    parser.add_argument("--max-len", type=int, default=128)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--warmup-steps", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--json")
+    args = parser.parse_args()
+
+    if args.mode == "both":
+        figures = {"runtime": "", "threads": args.threads}
+        for mode in ("inference", "training"):
+            child = [a for a in sys.argv[1:]]
+            out = subprocess.run(
+                [sys.executable, __file__, *child, "--mode", mode],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            result = json.loads(out.strip().splitlines()[-1])
+            figures["runtime"] = result["runtime"]
+            figures[mode] = result[mode]
+    else:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        run = inference if args.mode == "inference" else training
+        figures = {
+            "runtime": f"PyTorch {torch.__version__} + transformers",
+            "threads": args.threads,
+            args.mode: run(args, torch),
+        }
+    text = json.dumps(figures)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
