@@ -159,7 +159,11 @@ fn clean_item(item: &str, limits: &PhraseLimits) -> Option<String> {
     let raw_lowered = raw.to_lowercase();
     let instruction = INSTRUCTION_MARKERS
         .iter()
-        .any(|marker| lowered.contains(marker) || raw_lowered.contains(marker));
+        .any(|marker| lowered.contains(marker))
+        // A label stripped from `see https://…` must not hide the link.
+        || ["http", "www.", "://"]
+            .iter()
+            .any(|marker| raw_lowered.contains(marker));
     let has_word = phrase.chars().any(char::is_alphanumeric);
     (!too_long && !instruction && has_word).then_some(phrase)
 }

@@ -27,11 +27,11 @@ fn example(entity_type: EntityType) -> Example {
             ],
         },
         EntityType::Org => Example {
-            sentence: "He studied law at the University of Oslo.",
-            phrase: "University of Oslo",
+            sentence: "He studied law at Uppsala University.",
+            phrase: "Uppsala University",
             generalizations: [
-                "the largest university in Norway",
-                "a Norwegian university",
+                "the oldest university in Sweden",
+                "a Swedish university",
                 "a Scandinavian university",
                 "a European university",
                 "a university",
@@ -82,6 +82,19 @@ fn example(entity_type: EntityType) -> Example {
             ],
         },
     }
+}
+
+/// Whether a candidate copies the one-shot example: its phrase or one of its three most specific
+/// generalizations, which only fit the example (a small model copies `the oldest university in
+/// Sweden` for any organisation). The two most abstract ones (`a university`) often fit the real
+/// phrase too, so they are allowed.
+pub fn copies_example(entity_type: EntityType, candidate: &str) -> bool {
+    let example = example(entity_type);
+    let candidate = kanon_core::text::words(candidate);
+    example.generalizations[..3]
+        .iter()
+        .chain([&example.phrase])
+        .any(|copied| kanon_core::text::words(copied) == candidate)
 }
 
 const GENERALIZER_SYSTEM: &str = "You rewrite phrases for text anonymization. Text between <data> \

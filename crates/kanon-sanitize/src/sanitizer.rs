@@ -92,7 +92,8 @@ pub struct SanitizeStats {
     pub no_candidate_spans: u64,
     /// Date entities whose candidates came from the rule-based ladder.
     pub ladder_entities: u64,
-    /// Candidates the model proposed that were dropped for containing an original span.
+    /// Candidates the model proposed that were dropped: they contained an original span, copied
+    /// the prompt's example, or were unfinished (`the head of the government of`).
     pub rejected_candidates: u64,
     pub generation_calls: u64,
     pub attack_calls: u64,
@@ -375,10 +376,14 @@ impl<'m> Sanitizer<'m> {
             .collect();
         let mut kept: Vec<String> = Vec::new();
         for candidate in proposed {
-            if reveals_original(&candidate, &own, surfaces) {
+            if reveals_original(&candidate, &own, surfaces)
+                || prompt::copies_example(group.entity_type, &candidate)
+                || is_unfinished(&candidate)
+            {
                 stats.rejected_candidates += 1;
                 continue;
             }
+            let candidate = lowercase_article(&candidate);
             if !kept.iter().any(|k| k.eq_ignore_ascii_case(&candidate)) {
                 kept.push(candidate);
             }
@@ -535,6 +540,29 @@ fn reveals_original(candidate: &str, own: &[&str], all: &[String]) -> bool {
     }) || all
         .iter()
         .any(|original| contains_phrase(candidate, original))
+}
+
+/// A phrase cut off in the middle: it ends in a preposition, an article or a conjunction
+/// (`the head of the government of`).
+fn is_unfinished(candidate: &str) -> bool {
+    const DANGLING: &[&str] = &[
+        "of", "the", "a", "an", "in", "on", "at", "for", "to", "and", "or", "with", "by", "from",
+    ];
+    candidate
+        .split_whitespace()
+        .last()
+        .is_some_and(|last| DANGLING.contains(&last.to_lowercase().as_str()))
+}
+
+/// `The head of …` → `the head of …`: candidates go mid-sentence; the renderer capitalises a
+/// replacement that opens a sentence.
+fn lowercase_article(candidate: &str) -> String {
+    for article in ["The ", "A ", "An "] {
+        if let Some(rest) = candidate.strip_prefix(article) {
+            return format!("{}{rest}", article.to_lowercase());
+        }
+    }
+    candidate.to_owned()
 }
 
 /// Validates, sorts and de-overlaps the mentions.

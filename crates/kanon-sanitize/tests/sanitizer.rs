@@ -433,3 +433,33 @@ fn sanitized_documents_round_trip_through_json() {
         "{json}"
     );
 }
+
+#[test]
+fn copies_of_the_example_and_unfinished_phrases_are_dropped() {
+    let text = "She studied at Ohio State University.";
+    let model = ScriptedModel::new("copycat").fallback(
+        "1. the oldest university in Sweden\n2. The head of the university of\n3. A public university in Ohio\n4. a university",
+    );
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .sanitize(
+            "o",
+            text,
+            &mentions(text, &[("Ohio State University", EntityType::Org)]),
+        )
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "She studied at a public university in Ohio."
+    );
+    assert_eq!(
+        sanitized.document.edits[0].candidates,
+        ["a public university in Ohio", "a university"]
+    );
+    assert_eq!(sanitized.stats.rejected_candidates, 2);
+}

@@ -110,7 +110,7 @@ impl Summary {
                 percent(stats.no_candidate_spans, selected),
             ));
             lines.push(format!(
-                "date ladder: {} entities; model candidates dropped for revealing an original: {}",
+                "date ladder: {} entities; model candidates dropped (revealing an original, copying the example, unfinished): {}",
                 stats.ladder_entities, stats.rejected_candidates
             ));
         }
