@@ -9,6 +9,8 @@ Each mode runs in a child process of its own (peak RSS is the process's own, lik
 Inference: each document tokenised with the model's tokenizer.json (padding and truncation off),
 cut into windows of at most MAX_LEN-2 pieces overlapping by 32 (kanon's windowing), [CLS]/[SEP]
 added, batches of up to 16 windows padded to the longest, BertModel + a linear head, softmax.
+Then the same documents with windows of all documents sorted by length and batched up to
+TOKEN_BUDGET padded pieces (what `kanon detect` does).
 Training: one fixed 8 x 128 batch of random pieces and labels, AdamW (lr 2e-5, weight decay
 0.01), cross-entropy, dropout on; 2 untimed steps, then 10 timed.
 """
@@ -93,17 +95,44 @@ def inference(args, torch):
             probabilities.max(dim=-1)
         return len(ids)
 
+    def predict_bucketed(texts, budget):
+        examples = []
+        for text in texts:
+            ids = tokenizer.encode(text, add_special_tokens=False).ids
+            if ids:
+                spans = windows(len(ids), max_tokens, overlap)
+                examples.extend([cls] + ids[s:e] + [sep] for s, e in spans)
+        examples.sort(key=len)
+        start = 0
+        while start < len(examples):
+            end = start + 1
+            while end < len(examples) and len(examples[end]) * (end + 1 - start) <= budget:
+                end += 1
+            chunk = examples[start:end]
+            width = len(chunk[-1])
+            input_ids = torch.tensor([c + [pad] * (width - len(c)) for c in chunk])
+            mask = torch.tensor([[1] * len(c) + [0] * (width - len(c)) for c in chunk])
+            hidden = bert(input_ids=input_ids, attention_mask=mask).last_hidden_state
+            torch.softmax(head(hidden), dim=-1).max(dim=-1)
+            start = end
+
     with torch.inference_mode():
         predict(docs[0])
         started = time.perf_counter()
         pieces = sum(predict(d) for d in docs)
         seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        predict_bucketed(docs, args.token_budget)
+        bucketed_seconds = time.perf_counter() - started
     return {
         "docs": len(docs),
         "pieces": pieces,
         "seconds": seconds,
         "docs_per_second": len(docs) / seconds,
         "pieces_per_second": pieces / seconds,
+        "bucketed_token_budget": args.token_budget,
+        "bucketed_seconds": bucketed_seconds,
+        "bucketed_docs_per_second": len(docs) / bucketed_seconds,
         "peak_rss_bytes": peak_rss(),
     }
 
@@ -152,6 +181,7 @@ def main():
     parser.add_argument("--pretrained", help="BERT directory (default: kanon's model cache)")
     parser.add_argument("--docs")
     parser.add_argument("--max-len", type=int, default=128)
+    parser.add_argument("--token-budget", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--warmup-steps", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8)

@@ -267,6 +267,9 @@ pub struct DetectArgs {
     /// neighbours separated only by spaces joined).
     #[arg(long)]
     pub raw_spans: bool,
+    /// Padded word pieces per forward pass: windows of several documents are batched by length.
+    #[arg(long, default_value_t = 4096)]
+    pub token_budget: usize,
 }
 
 /// Documents and spans for `kanon sanitize`.
@@ -423,6 +426,9 @@ pub struct BenchTaggerArgs {
     /// Inference window in word pieces.
     #[arg(long, default_value_t = 128)]
     pub max_len: usize,
+    /// Padded pieces per batch for the bucketed inference (as `kanon detect --token-budget`).
+    #[arg(long, default_value_t = 4096)]
+    pub token_budget: usize,
     /// Timed training steps.
     #[arg(long, default_value_t = 10)]
     pub steps: usize,

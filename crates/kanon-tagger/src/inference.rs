@@ -71,6 +71,10 @@ pub fn save_checkpoint(
     Ok(())
 }
 
+/// A predicted span: character offsets, its type (`None` in the mask scheme), and the mean
+/// probability of its pieces' labels.
+pub type PredictedSpan = (Span, Option<EntityType>, f32);
+
 /// How a word piece's label is read off its label distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
@@ -192,6 +196,36 @@ impl Tagger {
         })
     }
 
+    /// [`Tagger::predict`] for many texts, their windows batched together by length up to
+    /// `token_budget` padded pieces.
+    pub fn predict_many(
+        &self,
+        texts: &[&str],
+        token_budget: usize,
+    ) -> Result<Vec<Vec<PredictedSpan>>> {
+        let all = predict_many(
+            &self.model,
+            &self.tokenizer,
+            self.labels.scheme,
+            self.windowing(),
+            self.decision,
+            texts,
+            token_budget,
+            &self.device,
+        )?;
+        Ok(all
+            .into_iter()
+            .zip(texts)
+            .map(|(spans, text)| {
+                if self.tidy {
+                    tidy_spans(text, spans)
+                } else {
+                    spans
+                }
+            })
+            .collect())
+    }
+
     pub fn windowing(&self) -> Windowing {
         Windowing {
             max_len: self.labels.max_len,
@@ -210,49 +244,113 @@ pub fn predict_with(
     text: &str,
     device: &Device,
 ) -> Result<Vec<(Span, Option<EntityType>, f32)>> {
-    let tokenized = tokenizer.tokenize(text)?;
-    if tokenized.is_empty() {
-        return Ok(Vec::new());
+    let mut out = predict_many(
+        model,
+        tokenizer,
+        scheme,
+        windowing,
+        decision,
+        &[text],
+        16 * (windowing.max_len + 2),
+        device,
+    )?;
+    Ok(out.pop().unwrap_or_default())
+}
+
+/// Predicts for many texts at once: their windows are sorted by length and batched up to
+/// `token_budget` padded pieces (sequence bucketing), so short documents share a forward pass
+/// and padding stays small; predictions are then merged back per text. Same output as
+/// [`predict_with`] on each text.
+#[allow(clippy::too_many_arguments)]
+pub fn predict_many(
+    model: &BertTagger,
+    tokenizer: &TaggerTokenizer,
+    scheme: LabelScheme,
+    windowing: Windowing,
+    decision: Decision,
+    texts: &[&str],
+    token_budget: usize,
+    device: &Device,
+) -> Result<Vec<Vec<PredictedSpan>>> {
+    struct Pending {
+        offsets: Vec<Span>,
+        ranges: Vec<std::ops::Range<usize>>,
+        predictions: Vec<Vec<(u32, f32)>>,
     }
-    let ranges = windowing.windows(tokenized.len());
-    let examples: Vec<Example> = ranges
-        .iter()
-        .map(|w| {
-            let mut ids = vec![tokenizer.cls()];
-            ids.extend_from_slice(&tokenized.ids[w.clone()]);
+    let mut pending = Vec::with_capacity(texts.len());
+    // (text, window) of every window, and its example.
+    let mut owners: Vec<(usize, usize)> = Vec::new();
+    let mut examples: Vec<Example> = Vec::new();
+    for (t, text) in texts.iter().enumerate() {
+        let tokenized = tokenizer.tokenize(text)?;
+        let ranges = if tokenized.is_empty() {
+            Vec::new()
+        } else {
+            windowing.windows(tokenized.len())
+        };
+        for (w, range) in ranges.iter().enumerate() {
+            let mut ids = Vec::with_capacity(range.len() + 2);
+            ids.push(tokenizer.cls());
+            ids.extend_from_slice(&tokenized.ids[range.clone()]);
             ids.push(tokenizer.sep());
             let n = ids.len();
-            Example {
+            owners.push((t, w));
+            examples.push(Example {
                 ids,
                 labels: vec![0; n],
                 labeled: vec![true; n],
-            }
-        })
-        .collect();
-    let mut predictions: Vec<Vec<(u32, f32)>> = Vec::with_capacity(examples.len());
-    for chunk in examples.chunks(16) {
-        let refs: Vec<&Example> = chunk.iter().collect();
+            });
+        }
+        pending.push(Pending {
+            predictions: vec![Vec::new(); ranges.len()],
+            offsets: tokenized.offsets,
+            ranges,
+        });
+    }
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    order.sort_by_key(|&i| (examples[i].ids.len(), i));
+    let mut start = 0;
+    while start < order.len() {
+        // Sorted by length, so the batch's last example is its longest.
+        let mut end = start + 1;
+        while end < order.len()
+            && examples[order[end]].ids.len() * (end + 1 - start) <= token_budget
+        {
+            end += 1;
+        }
+        let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
         let batch = to_batch(&refs, tokenizer.pad(), device);
         let probabilities: Tensor<3> = softmax(model.forward(batch.input_ids, batch.padding), 2);
-        let [b, seq, labels] = probabilities.dims();
+        let [_, seq, labels] = probabilities.dims();
         let values: Vec<f32> = probabilities
             .into_data()
             .try_to_vec::<f32>()
             .map_err(|e| Error::Encode(format!("{e:?}")))?;
-        for (row, example) in chunk.iter().enumerate().take(b) {
+        for (row, &i) in order[start..end].iter().enumerate() {
             // Skip [CLS] (position 0) and [SEP] (the last real position).
-            let pieces = example.ids.len() - 2;
-            let mut window = Vec::with_capacity(pieces);
-            for position in 1..=pieces {
-                let base = (row * seq + position) * labels;
-                let (best, score) = decision.decide(&values[base..base + labels]);
-                window.push((best as u32, score));
-            }
-            predictions.push(window);
+            let pieces = examples[i].ids.len() - 2;
+            let window = (1..=pieces)
+                .map(|position| {
+                    let base = (row * seq + position) * labels;
+                    let (label, score) = decision.decide(&values[base..base + labels]);
+                    (label as u32, score)
+                })
+                .collect();
+            let (t, w) = owners[i];
+            pending[t].predictions[w] = window;
         }
+        start = end;
     }
-    let merged = merge_windows(tokenized.len(), &ranges, &predictions);
-    let labels: Vec<u32> = merged.iter().map(|(l, _)| *l).collect();
-    let scores: Vec<f32> = merged.iter().map(|(_, s)| *s).collect();
-    Ok(decode_spans(&tokenized.offsets, &labels, &scores, scheme))
+    Ok(pending
+        .into_iter()
+        .map(|p| {
+            if p.ranges.is_empty() {
+                return Vec::new();
+            }
+            let merged = merge_windows(p.offsets.len(), &p.ranges, &p.predictions);
+            let labels: Vec<u32> = merged.iter().map(|(l, _)| *l).collect();
+            let scores: Vec<f32> = merged.iter().map(|(_, s)| *s).collect();
+            decode_spans(&p.offsets, &labels, &scores, scheme)
+        })
+        .collect())
 }

@@ -207,6 +207,26 @@ fn trains_saves_and_reloads_deterministically() {
         assert!(span.end <= 38 && (0.0..=1.0).contains(score));
     }
 
+    // Windows of several texts batched by length predict what each text alone does.
+    let texts = [
+        "tomas varga was born in berlin in 1990 .",
+        "she works in paris .",
+        "",
+        "lilian albano was born in vienna in 1992 and works in london and lives in paris . she was born in 1992 .",
+    ];
+    let alone: Vec<_> = texts.iter().map(|t| tagger.predict(t).unwrap()).collect();
+    for budget in [16, 64, 4096] {
+        let together = tagger.predict_many(&texts, budget).unwrap();
+        assert_eq!(together.len(), texts.len());
+        for (a, b) in alone.iter().zip(&together) {
+            assert_eq!(a.len(), b.len(), "budget {budget}");
+            for ((sa, ta, pa), (sb, tb, pb)) in a.iter().zip(b) {
+                assert_eq!((sa, ta), (sb, tb), "budget {budget}");
+                assert!((pa - pb).abs() < 1e-4, "budget {budget}: {pa} vs {pb}");
+            }
+        }
+    }
+
     // The same seed gives the same weights.
     let again = dir.path().join("ckpt2");
     train(

@@ -14,7 +14,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use kanon_tagger::LabelScheme;
 use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::Windowing;
-use kanon_tagger::inference::{Decision, predict_with};
+use kanon_tagger::inference::{Decision, predict_many, predict_with};
 use kanon_tagger::training::train_step;
 use kanon_tagger::weights::load_pretrained;
 use rand::{Rng, SeedableRng};
@@ -30,9 +30,15 @@ struct InferenceFigures {
     docs: usize,
     pieces: usize,
     windows: usize,
+    /// One document at a time, its windows in one batch (what the PyTorch script does).
     seconds: f64,
     docs_per_second: f64,
     pieces_per_second: f64,
+    /// Windows of all documents sorted by length and batched up to `token_budget` padded pieces
+    /// (what `kanon detect` does).
+    bucketed_token_budget: usize,
+    bucketed_seconds: f64,
+    bucketed_docs_per_second: f64,
     peak_rss_bytes: u64,
 }
 
@@ -79,7 +85,7 @@ pub fn run(args: &BenchTaggerArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(inference) = &figures.inference {
         writeln!(
             out,
-            "inference: {} docs ({} word pieces, {} windows of ≤ {}) in {:.1}s = {:.2} docs/s, {:.0} pieces/s; peak RSS {:.2} GiB",
+            "inference: {} docs ({} word pieces, {} windows of ≤ {}): one document at a time {:.1}s = {:.2} docs/s ({:.0} pieces/s); bucketed by length (≤ {} pieces a batch) {:.1}s = {:.2} docs/s; peak RSS {:.2} GiB",
             inference.docs,
             inference.pieces,
             inference.windows,
@@ -87,6 +93,9 @@ pub fn run(args: &BenchTaggerArgs, out: &mut dyn Write) -> Result<()> {
             inference.seconds,
             inference.docs_per_second,
             inference.pieces_per_second,
+            inference.bucketed_token_budget,
+            inference.bucketed_seconds,
+            inference.bucketed_docs_per_second,
             gib(inference.peak_rss_bytes)
         )?;
     }
@@ -120,6 +129,7 @@ fn child(args: &BenchTaggerArgs, mode: &str) -> Result<Figures> {
         .args(["bench", "tagger", "--mode", mode])
         .args(["--pretrained", &args.pretrained])
         .args(["--max-len", &args.max_len.to_string()])
+        .args(["--token-budget", &args.token_budget.to_string()])
         .args(["--steps", &args.steps.to_string()])
         .args(["--warmup-steps", &args.warmup_steps.to_string()])
         .args(["--batch", &args.batch.to_string()])
@@ -202,6 +212,19 @@ fn inference(args: &BenchTaggerArgs) -> Result<InferenceFigures> {
         )?;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+    let started = Instant::now();
+    predict_many(
+        &model,
+        &tokenizer,
+        scheme,
+        windowing,
+        Decision::Argmax,
+        &texts,
+        args.token_budget,
+        &device,
+    )?;
+    let bucketed_seconds = started.elapsed().as_secs_f64();
     Ok(InferenceFigures {
         docs: docs.len(),
         pieces,
@@ -209,6 +232,9 @@ fn inference(args: &BenchTaggerArgs) -> Result<InferenceFigures> {
         seconds,
         docs_per_second: docs.len() as f64 / seconds,
         pieces_per_second: pieces as f64 / seconds,
+        bucketed_token_budget: args.token_budget,
+        bucketed_seconds,
+        bucketed_docs_per_second: docs.len() as f64 / bucketed_seconds,
         peak_rss_bytes: peak_rss_self().unwrap_or(0),
     })
 }
