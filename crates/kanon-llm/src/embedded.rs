@@ -222,9 +222,13 @@ impl EmbeddedModel {
         self.max_context
     }
 
-    /// The prompt's tokens: the messages rendered by the chat template, ready for the assistant's
-    /// turn.
-    pub fn prompt_tokens(&self, messages: &[Message]) -> Result<Vec<LlamaToken>> {
+    /// The prompt's token ids: the messages rendered by the chat template, ready for the
+    /// assistant's turn.
+    pub fn prompt_tokens(&self, messages: &[Message]) -> Result<Vec<i32>> {
+        Ok(self.tokenize_chat(messages)?.iter().map(|t| t.0).collect())
+    }
+
+    fn tokenize_chat(&self, messages: &[Message]) -> Result<Vec<LlamaToken>> {
         let invalid = |message: String| Error::InvalidRequest(message);
         let marked = !messages
             .iter()
@@ -299,7 +303,7 @@ impl EmbeddedModel {
     /// Answers `request` and says where the time went.
     pub fn chat_timed(&self, request: &ChatRequest) -> Result<(ChatResponse, Timings)> {
         request.validate()?;
-        let prompt = self.prompt_tokens(&request.messages)?;
+        let prompt = self.tokenize_chat(&request.messages)?;
         let _permit = self.in_flight.acquire();
         self.generate(&prompt, request)
     }
