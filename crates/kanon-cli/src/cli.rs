@@ -279,7 +279,11 @@ pub struct SanitizeArgs {
     #[arg(long)]
     pub docs: PathBuf,
     /// The spans to replace: JSONL `{"id","spans":[{"start","end","type",…}]}` (`kanon detect`).
-    #[arg(long, conflicts_with = "gold_spans", required_unless_present = "gold_spans")]
+    #[arg(
+        long,
+        conflicts_with = "gold_spans",
+        required_unless_present = "gold_spans"
+    )]
     pub spans: Option<PathBuf>,
     /// Replace the DIRECT and QUASI mentions of the TAB-schema documents (all annotators, united).
     #[arg(long)]
@@ -377,6 +381,24 @@ pub enum BenchCommand {
     Label(BenchLabelArgs),
     /// The BERT tagger: inference documents/s and training tokens/s, with peak memory.
     Tagger(BenchTaggerArgs),
+    /// The embedded LLM runtime: prompt and generated tokens/s on a cached GGUF, peak memory.
+    Llm(BenchLlmArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchLlmArgs {
+    /// A model of the cache (`kanon models list`) or a `.gguf` file. Threads: `kanon --threads N`.
+    #[arg(long, default_value = "smollm2-135m-instruct")]
+    pub model: String,
+    /// Runs over the prompt set; medians are reported.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// The most tokens generated per answer.
+    #[arg(long, default_value_t = 128)]
+    pub max_tokens: u32,
+    /// Also write the figures as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

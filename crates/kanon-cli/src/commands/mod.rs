@@ -8,6 +8,7 @@ use crate::cli::{BenchCommand, Cli, Command, EvalCommand, IndexCommand, KgComman
 
 mod bench_index;
 mod bench_label;
+mod bench_llm;
 mod bench_setup;
 mod bench_tagger;
 mod detect;
@@ -53,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
+        Command::Bench(BenchCommand::Llm(args)) => bench_llm::run(&args, &mut out),
         Command::Bench(BenchCommand::Tagger(args)) => bench_tagger::run(&args, &mut out),
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
     }?;
