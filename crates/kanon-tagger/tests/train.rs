@@ -11,6 +11,14 @@ use kanon_tagger::inference::Tagger;
 use kanon_tagger::model::BertConfig;
 use kanon_tagger::train::{TrainConfig, TrainOptions, resume_dir, train};
 
+/// burn's device RNG (dropout, initialisation) is process-wide: tests that compare runs for
+/// determinism must not let another test draw from it meanwhile.
+static RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    RNG.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 const WORDS: &str = "the writer was born in vienna paris london berlin 1992 1990 and works lives she he lilian albano tomas varga";
 
 fn write_pretrained(dir: &Path) {
@@ -171,6 +179,7 @@ fn config() -> TrainConfig {
 
 #[test]
 fn trains_saves_and_reloads_deterministically() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     write_pretrained(&dir.path().join("pretrained"));
     write_corpus(&dir.path().join("corpus"));
@@ -253,6 +262,7 @@ fn trains_saves_and_reloads_deterministically() {
 
 #[test]
 fn an_interrupted_run_resumes_to_the_same_weights() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let pretrained = dir.path().join("pretrained");
     let corpus = dir.path().join("corpus");
@@ -342,6 +352,7 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
 
 #[test]
 fn a_corrupt_resume_state_is_a_clear_error() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let pretrained = dir.path().join("pretrained");
     let corpus = dir.path().join("corpus");
