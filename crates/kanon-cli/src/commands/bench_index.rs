@@ -4,7 +4,6 @@
 //! - gazetteer: MB/s over synthetic biographies, on one thread and on all.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, ensure};
@@ -179,7 +178,7 @@ pub fn run(args: &BenchIndexArgs, out: &mut dyn Write) -> Result<()> {
     };
     report(&figures, out)?;
     if let Some(path) = &args.json {
-        write_json(path, &figures)?;
+        super::write_json_file(path, &figures)?;
     }
     Ok(())
 }
@@ -228,13 +227,5 @@ fn report(f: &Figures, out: &mut dyn Write) -> Result<()> {
         f.gazetteer_mb,
         f.gazetteer_matches_per_doc
     )?;
-    Ok(())
-}
-
-fn write_json(path: &Path, figures: &Figures) -> Result<()> {
-    kanon_core::io::atomic_write(path, |w| {
-        serde_json::to_writer_pretty(&mut *w, figures)?;
-        w.write_all(b"\n")
-    })?;
     Ok(())
 }

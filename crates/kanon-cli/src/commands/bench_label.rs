@@ -264,10 +264,7 @@ pub fn run(args: &BenchLabelArgs, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     if let Some(path) = &args.json {
-        kanon_core::io::atomic_write(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &figures)?;
-            w.write_all(b"\n")
-        })?;
+        super::write_json_file(path, &figures)?;
     }
     Ok(())
 }

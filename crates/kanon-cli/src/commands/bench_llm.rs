@@ -6,10 +6,9 @@
 //! It checks that greedy answers are identical from run to run and never empty.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Result, ensure};
 use kanon_llm::{ChatRequest, EmbeddedModel, EmbeddedOptions, Message, Timings};
 use serde::Serialize;
 
@@ -187,7 +186,7 @@ pub fn run(args: &BenchLlmArgs, out: &mut dyn Write) -> Result<()> {
     };
     report(&figures, first_answers.as_deref().unwrap_or(&[]), out)?;
     if let Some(path) = &args.json {
-        write_json(path, &figures)?;
+        super::write_json_file(path, &figures)?;
     }
     Ok(())
 }
@@ -221,14 +220,5 @@ fn report(f: &Figures, answers: &[String], out: &mut dyn Write) -> Result<()> {
         "peak RSS                      {:.3} GiB",
         gib(f.peak_rss_bytes)
     )?;
-    Ok(())
-}
-
-fn write_json(path: &Path, figures: &Figures) -> Result<()> {
-    kanon_core::io::atomic_write(path, |w| {
-        serde_json::to_writer_pretty(&mut *w, figures)?;
-        w.write_all(b"\n")
-    })
-    .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use std::path::Path;
+
 use anyhow::Result;
 
 use crate::cli::{BenchCommand, Cli, Command, EvalCommand, IndexCommand, KgCommand, LabelCommand};
@@ -59,5 +61,15 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
     }?;
     out.flush()?;
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON with a final newline, atomically (a temporary file, then a rename):
+/// the `--json` figures of the benchmarks and the sanitizer's `--summary`.
+fn write_json_file<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    kanon_core::io::atomic_write(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, value)?;
+        w.write_all(b"\n")
+    })?;
     Ok(())
 }

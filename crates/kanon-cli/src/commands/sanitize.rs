@@ -487,10 +487,7 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
         }
     }
     if let Some(path) = &args.summary {
-        kanon_core::io::atomic_write(path, |writer| {
-            serde_json::to_writer_pretty(&mut *writer, &summary)?;
-            writer.write_all(b"\n")
-        })?;
+        super::write_json_file(path, &summary)?;
     }
     out.write_all(summary.render().as_bytes())?;
     writeln!(out, "-> {}", args.out.display())?;
