@@ -1,6 +1,12 @@
 use std::path::PathBuf;
 
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use kanon_bench::tagger::Mode as BenchTaggerMode;
+use kanon_kg::Source;
+use kanon_kg::import::Format;
+use kanon_label::{CorpusFormat, MaskStrategy};
+use kanon_sanitize::Strategy;
+use kanon_tagger::{LabelScheme, SpansFormat};
 
 /// kanon: privacy-first text anonymization guided by k-anonymity over a knowledge graph.
 #[derive(Debug, Parser)]
@@ -57,9 +63,9 @@ pub struct KgImportArgs {
     /// A format (triples, wikidata, pantheon, google-re) followed by its input files; may repeat.
     #[arg(long = "format", num_args = 2.., value_names = ["FORMAT", "INPUT"], required = true, action = clap::ArgAction::Append)]
     pub sources_flat: Vec<String>,
-    /// `--format` occurrences, each `[FORMAT, INPUT...]` (filled from the parsed matches).
+    /// The `--format` occurrences as sources (filled from the parsed matches).
     #[arg(skip)]
-    pub sources: Vec<Vec<String>>,
+    pub sources: Vec<Source>,
     /// The KG directory to write.
     #[arg(long)]
     pub out: PathBuf,
@@ -196,12 +202,12 @@ pub struct LabelRunArgs {
     pub max_arity: usize,
     /// Which term of an offending combination to mask: greedy (shortest posting list) or random.
     #[arg(long, default_value = "greedy")]
-    pub strategy: String,
+    pub strategy: MaskStrategy,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// `jsonl`, or `conll` to also write BIO token files.
     #[arg(long, default_value = "jsonl")]
-    pub format: String,
+    pub format: CorpusFormat,
     /// Documents per shard (the unit of resumption).
     #[arg(long, default_value_t = 10_000)]
     pub shard_size: usize,
@@ -226,7 +232,8 @@ pub struct TrainArgs {
     /// The checkpoint directory to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// A JSON file of training knobs (any field of the saved train_config.json).
+    /// A training config file (TOML, or JSON such as a saved train_config.json): any of its
+    /// keys; the options below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
     #[arg(long)]
@@ -237,7 +244,7 @@ pub struct TrainArgs {
     pub seed: Option<u64>,
     /// `typed` (B-/I- per entity type) or `mask` (B-MASK / I-MASK).
     #[arg(long)]
-    pub scheme: Option<String>,
+    pub scheme: Option<LabelScheme>,
     /// Continue the run an interruption (Ctrl-C, a crash) left in `OUT.resume/`.
     #[arg(long)]
     pub resume: bool,
@@ -256,9 +263,13 @@ pub struct DetectArgs {
     pub docs: PathBuf,
     #[arg(long)]
     pub out: PathBuf,
+    /// A detect config file (TOML or JSON: threshold, tidy, token_budget); the options below
+    /// override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// `tab` writes TAB's system format `{doc_id: [[start, end], …]}` instead of JSONL.
     #[arg(long)]
-    pub export: Option<String>,
+    pub export: Option<SpansFormat>,
     /// Mask a word piece when its probability of not being `O` reaches this value (default: the
     /// most probable label). Below 0.5 trades precision for recall.
     #[arg(long)]
@@ -267,9 +278,10 @@ pub struct DetectArgs {
     /// neighbours separated only by spaces joined).
     #[arg(long)]
     pub raw_spans: bool,
-    /// Padded word pieces per forward pass: windows of several documents are batched by length.
-    #[arg(long, default_value_t = 4096)]
-    pub token_budget: usize,
+    /// Padded word pieces per forward pass: windows of several documents are batched by length
+    /// (default 4096).
+    #[arg(long)]
+    pub token_budget: Option<usize>,
 }
 
 /// Documents and spans for `kanon sanitize`.
@@ -291,12 +303,12 @@ pub struct SanitizeArgs {
     /// suppress, placeholder, label, numbered-label, most-specific, least-specific or intact
     /// (default: the config's, else intact).
     #[arg(long)]
-    pub strategy: Option<String>,
-    /// A sanitizer config (JSON, every knob); the options below override it.
+    pub strategy: Option<Strategy>,
+    /// A sanitizer config (TOML or JSON, every knob); the options below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// `embedded` (a GGUF in-process), the URL of an OpenAI-compatible server, or an LLM config
-    /// file (`.json`).
+    /// file (`.toml` or `.json`).
     #[arg(long, default_value = "embedded")]
     pub llm: String,
     /// The model: a cached name or `.gguf` path for `embedded`, the served name for a URL.
@@ -426,17 +438,10 @@ pub struct BenchLabelArgs {
     pub json: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BenchTaggerMode {
-    Inference,
-    Training,
-    /// Each in a child process of its own.
-    Both,
-}
-
 #[derive(Debug, Args)]
 pub struct BenchTaggerArgs {
-    #[arg(long, value_enum, default_value_t = BenchTaggerMode::Both)]
+    /// inference, training, or both (each in a child process of its own).
+    #[arg(long, default_value = "both")]
     pub mode: BenchTaggerMode,
     /// A cached model name or a BERT checkpoint directory.
     #[arg(long, default_value = "all-minilm-l6-v2")]
@@ -505,22 +510,37 @@ pub struct QuickstartArgs {
 
 impl Cli {
     /// Parses the process arguments. Like `Cli::parse`, plus the grouping of repeated
-    /// `--format FORMAT INPUT...` occurrences, which derive cannot express.
+    /// `--format FORMAT INPUT...` occurrences into typed sources, which derive cannot express.
     pub fn parse_args() -> Cli {
         let matches = Cli::command().get_matches();
         let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
         if let Command::Kg(KgCommand::Import(args)) = &mut cli.command {
-            args.sources = import_groups(&matches);
+            args.sources = import_sources(&matches).unwrap_or_else(|message| {
+                Cli::command()
+                    .error(clap::error::ErrorKind::InvalidValue, message)
+                    .exit()
+            });
         }
         cli
     }
 }
 
-fn import_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
-    matches
+fn import_sources(matches: &ArgMatches) -> Result<Vec<Source>, String> {
+    let Some(occurrences) = matches
         .subcommand_matches("kg")
         .and_then(|m| m.subcommand_matches("import"))
         .and_then(|m| m.get_occurrences::<String>("sources_flat"))
-        .map(|occurrences| occurrences.map(|o| o.cloned().collect()).collect())
-        .unwrap_or_default()
+    else {
+        return Ok(Vec::new());
+    };
+    occurrences
+        .map(|mut group| {
+            let format: Format = group.next().ok_or("--format needs a format")?.parse()?;
+            let inputs: Vec<PathBuf> = group.map(PathBuf::from).collect();
+            if inputs.is_empty() {
+                return Err(format!("--format {format} needs at least one input"));
+            }
+            Ok(Source { format, inputs })
+        })
+        .collect()
 }

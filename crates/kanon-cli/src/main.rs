@@ -5,7 +5,6 @@ use std::process::ExitCode;
 mod cli;
 mod commands;
 mod progress;
-mod resources;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse_args();

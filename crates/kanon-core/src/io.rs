@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
+use crate::Document;
 use crate::error::{Error, Result};
+use crate::tab::TabDocument;
 
 /// Writes `path` atomically: `write` fills a temporary file beside it, which is synced and renamed over
 /// `path` only when `write` succeeds.
@@ -137,6 +139,130 @@ pub fn write_jsonl<T: serde::Serialize, W: Write>(
     Ok(())
 }
 
+/// Writes `value` as pretty JSON with a final newline, atomically (figures, summaries, manifests).
+pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<()> {
+    atomic_write(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, value)?;
+        w.write_all(b"\n")
+    })
+}
+
+/// Whether the file's first non-blank byte is `[`: a JSON array (the TAB schema), not JSONL.
+pub fn starts_with_json_array(path: &Path) -> Result<bool> {
+    let mut reader = open(path)?;
+    loop {
+        let buf = reader.fill_buf().map_err(|e| Error::io(path, e))?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if let Some(&byte) = buf.iter().find(|b| !b.is_ascii_whitespace()) {
+            return Ok(byte == b'[');
+        }
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+/// The documents of a file kanon reads texts from, and their TAB annotations when there are any.
+#[derive(Debug, Clone, Default)]
+pub struct Documents {
+    pub docs: Vec<Document>,
+    /// The same documents as read, when the file is TAB-schema JSON.
+    pub tab: Option<Vec<TabDocument>>,
+}
+
+/// Reads documents: a TAB-schema JSON array (starts with `[`) or JSONL `{"id","text",…}`.
+pub fn read_documents(path: &Path) -> Result<Documents> {
+    if starts_with_json_array(path)? {
+        let tab = crate::tab::read_tab(path)?;
+        let docs = tab.iter().map(TabDocument::to_document).collect();
+        return Ok(Documents {
+            docs,
+            tab: Some(tab),
+        });
+    }
+    let docs = read_jsonl::<Document>(path)?
+        .map(|record| record.map(|(_, doc)| doc))
+        .collect::<Result<_>>()?;
+    Ok(Documents { docs, tab: None })
+}
+
+/// `path` with `suffix` added to its file name: `out.jsonl` → `out.jsonl.partial`.
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// A JSONL file that a long run appends to a record at a time, synced after each, so that a
+/// killed run loses at most the record in flight and a rerun resumes after the last complete
+/// line (`kanon sanitize` keeps its output so far in `OUT.partial`).
+#[derive(Debug)]
+pub struct JsonlLog<T> {
+    path: PathBuf,
+    file: File,
+    _records: std::marker::PhantomData<fn(T)>,
+}
+
+impl<T: serde::Serialize + DeserializeOwned> JsonlLog<T> {
+    /// Opens `path` for appending (creating it) and returns the records of its complete lines.
+    /// The first line that does not parse (the torn last line of a killed run) is cut off with
+    /// everything after it, so that appending continues cleanly.
+    pub fn open(path: &Path) -> Result<(Self, Vec<T>)> {
+        let mut records = Vec::new();
+        if let Ok(file) = File::open(path) {
+            let mut good_bytes = 0u64;
+            for line in BufReader::new(file).split(b'\n') {
+                let line = line.map_err(|e| Error::io(path, e))?;
+                match serde_json::from_slice::<T>(&line) {
+                    Ok(record) => {
+                        records.push(record);
+                        good_bytes += line.len() as u64 + 1;
+                    }
+                    Err(_) => break,
+                }
+            }
+            fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|file| file.set_len(good_bytes))
+                .map_err(|e| Error::io(path, e))?;
+        }
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        let log = JsonlLog {
+            path: path.to_owned(),
+            file,
+            _records: std::marker::PhantomData,
+        };
+        Ok((log, records))
+    }
+
+    /// Appends one record as a line and syncs it to disk.
+    pub fn append(&mut self, record: &T) -> Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(|e| Error::io(&self.path, e.into()))?;
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes and deletes the file: the run it belonged to is complete.
+    pub fn remove(self) -> Result<()> {
+        let JsonlLog { path, file, .. } = self;
+        drop(file);
+        fs::remove_file(&path).map_err(|e| Error::io(&path, e))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,5 +313,49 @@ mod tests {
         });
         assert!(failed.is_err());
         assert_eq!(fs::read_to_string(target.join("a")).unwrap(), "1");
+    }
+
+    #[test]
+    fn a_jsonl_log_resumes_after_its_last_complete_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.jsonl.partial");
+        fs::write(&path, "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\",\"te").unwrap();
+        let (mut log, done) = JsonlLog::<Document>::open(&path).unwrap();
+        assert_eq!(done.len(), 1);
+        log.append(&Document {
+            id: "c".into(),
+            person: None,
+            text: "y".into(),
+            split: None,
+        })
+        .unwrap();
+        drop(log);
+        let (log, done) = JsonlLog::<Document>::open(&path).unwrap();
+        let ids: Vec<&str> = done.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["a", "c"], "the torn line was cut off");
+        log.remove().unwrap();
+        assert!(!path.exists());
+        assert_eq!(
+            with_suffix(Path::new("dir/out.jsonl"), ".partial"),
+            PathBuf::from("dir/out.jsonl.partial")
+        );
+    }
+
+    #[test]
+    fn documents_are_read_from_jsonl_or_tab_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let jsonl = dir.path().join("docs.jsonl");
+        fs::write(&jsonl, "\n{\"id\":\"a\",\"text\":\"x\"}\n").unwrap();
+        let read = read_documents(&jsonl).unwrap();
+        assert!(read.tab.is_none() && read.docs[0].id == "a");
+        let tab = dir.path().join("docs.json");
+        fs::write(
+            &tab,
+            "  \n [{\"doc_id\": \"t\", \"text\": \"x\", \"dataset_type\": \"dev\"}]",
+        )
+        .unwrap();
+        let read = read_documents(&tab).unwrap();
+        assert_eq!(read.docs[0].id, "t");
+        assert_eq!(read.tab.unwrap()[0].doc_id, "t");
     }
 }

@@ -9,15 +9,18 @@
 //! assert_eq!(normalize_term("August 5, 1992").as_deref(), Some("august 5 1992"));
 //! ```
 
+pub mod config;
+pub mod corpus;
 pub mod document;
 pub mod entity;
 pub mod error;
 pub mod io;
 pub mod progress;
+pub mod spans;
 pub mod tab;
 pub mod text;
 
 pub use document::{Document, Span};
 pub use entity::EntityType;
-pub use error::{Error, Result};
+pub use error::{Error, PathContext, Result};
 pub use progress::{NoProgress, Progress};

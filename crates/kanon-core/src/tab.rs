@@ -2,7 +2,7 @@
 //! text and, per annotator, the entity mentions (character offsets) with their identifier type.
 //! The spans to mask are the DIRECT and QUASI mentions.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -104,6 +104,97 @@ pub fn read_tab(path: &Path) -> Result<Vec<TabDocument>> {
     Ok(docs)
 }
 
+/// A DIRECT or QUASI mention of a TAB document, the annotators united.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaskedMention {
+    pub span: Span,
+    pub entity_type: EntityType,
+    pub identifier_type: IdentifierType,
+    /// The entity it belongs to, linked across annotators: the key (`annotator\u{1}entity_id`)
+    /// of the first of the entities joined by overlapping mentions.
+    pub entity: String,
+}
+
+impl TabDocument {
+    /// The DIRECT and QUASI mentions of each annotator (annotators in name order, mentions as
+    /// annotated).
+    pub fn masked_mentions_by_annotator(
+        &self,
+    ) -> impl Iterator<Item = (&str, impl Iterator<Item = &TabMention>)> {
+        self.annotations.iter().map(|(annotator, annotation)| {
+            (
+                annotator.as_str(),
+                annotation
+                    .entity_mentions
+                    .iter()
+                    .filter(|m| m.identifier_type.to_mask()),
+            )
+        })
+    }
+
+    /// The DIRECT and QUASI mentions of every annotator: their union (a span one annotator marked
+    /// is masked even if another did not). Annotators name entities separately, so their
+    /// entities are joined where their mentions overlap; overlapping mentions themselves are all
+    /// kept (a sanitizer keeps the earliest, longest one).
+    pub fn masked_mentions(&self) -> Vec<MaskedMention> {
+        let mut mentions: Vec<MaskedMention> = Vec::new();
+        for (annotator, annotation) in &self.annotations {
+            for (index, mention) in annotation.entity_mentions.iter().enumerate() {
+                if !mention.identifier_type.to_mask() {
+                    continue;
+                }
+                let entity = match &mention.entity_id {
+                    Some(id) => format!("{annotator}\u{1}{id}"),
+                    None => format!("{annotator}\u{1}mention-{index}"),
+                };
+                mentions.push(MaskedMention {
+                    span: mention.span(),
+                    entity_type: mention.entity_type,
+                    identifier_type: mention.identifier_type,
+                    entity,
+                });
+            }
+        }
+        // Union-find over entity keys, joined by overlapping mentions.
+        let mut keys: Vec<String> = mentions.iter().map(|m| m.entity.clone()).collect();
+        keys.sort();
+        keys.dedup();
+        let index_of: HashMap<&str, usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| (key.as_str(), i))
+            .collect();
+        let mut parent: Vec<usize> = (0..keys.len()).collect();
+        fn root(parent: &mut [usize], mut node: usize) -> usize {
+            while parent[node] != node {
+                parent[node] = parent[parent[node]];
+                node = parent[node];
+            }
+            node
+        }
+        let mut by_start: Vec<usize> = (0..mentions.len()).collect();
+        by_start.sort_by_key(|&i| mentions[i].span.start);
+        for (position, &a) in by_start.iter().enumerate() {
+            for &b in &by_start[position + 1..] {
+                if mentions[b].span.start >= mentions[a].span.end {
+                    break;
+                }
+                let ra = root(&mut parent, index_of[mentions[a].entity.as_str()]);
+                let rb = root(&mut parent, index_of[mentions[b].entity.as_str()]);
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+        let linked: Vec<usize> = mentions
+            .iter()
+            .map(|m| root(&mut parent, index_of[m.entity.as_str()]))
+            .collect();
+        for (mention, group) in mentions.iter_mut().zip(linked) {
+            mention.entity = keys[group].clone();
+        }
+        mentions
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +240,34 @@ mod tests {
             err.contains("tab.json:1:") && err.contains("TAB schema"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn masked_mentions_unite_annotators_and_link_entities_by_overlap() {
+        let doc: Vec<TabDocument> = serde_json::from_str(
+            r#"[{"doc_id": "t1", "text": "Lilian Trosterud met L. Trosterud in Bergen.",
+              "annotations": {
+                "a1": {"entity_mentions": [
+                  {"entity_type": "PERSON", "start_offset": 0, "end_offset": 16, "identifier_type": "DIRECT", "entity_id": "e1"},
+                  {"entity_type": "LOC", "start_offset": 37, "end_offset": 43, "identifier_type": "NO_MASK", "entity_id": "e3"}]},
+                "a2": {"entity_mentions": [
+                  {"entity_type": "PERSON", "start_offset": 0, "end_offset": 16, "identifier_type": "DIRECT", "entity_id": "x1"},
+                  {"entity_type": "PERSON", "start_offset": 21, "end_offset": 33, "identifier_type": "DIRECT", "entity_id": "x1"},
+                  {"entity_type": "LOC", "start_offset": 37, "end_offset": 43, "identifier_type": "QUASI"}]}}}]"#,
+        )
+        .unwrap();
+        let by_annotator: Vec<(&str, usize)> = doc[0]
+            .masked_mentions_by_annotator()
+            .map(|(annotator, mentions)| (annotator, mentions.count()))
+            .collect();
+        assert_eq!(by_annotator, [("a1", 1), ("a2", 3)]);
+        let mentions = doc[0].masked_mentions();
+        let entities: Vec<&str> = mentions.iter().map(|m| m.entity.as_str()).collect();
+        // a2's x1 is a1's e1 through the shared first mention; an unnamed entity is its mention.
+        assert_eq!(
+            entities,
+            ["a1\u{1}e1", "a1\u{1}e1", "a1\u{1}e1", "a2\u{1}mention-2"]
+        );
+        assert_eq!(mentions[3].span, Span::new(37, 43));
     }
 }

@@ -1,12 +1,9 @@
-use std::path::PathBuf;
-
-/// Errors of kanon-eval.
+/// Errors of kanon-eval: files that cannot be read or hold what they should not (kanon-core's
+/// errors, naming the file).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
-    #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

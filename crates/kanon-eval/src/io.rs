@@ -2,67 +2,31 @@
 //!
 //! - gold: a TAB-schema JSON array (the DIRECT and QUASI mentions are the spans to mask) or a TAB
 //!   system-format object `{doc_id: [[start, end], …]}`;
-//! - predictions: `kanon detect` / corpus JSONL (`{"id", "spans": [{"start", "end", …}]}` a line) or
-//!   the TAB system format.
+//! - predictions: spans JSONL ([`kanon_core::spans::SpansRecord`]: `kanon detect`'s output, a
+//!   kanon corpus split) or the TAB system format.
 
 use std::path::Path;
 
 use kanon_core::Span;
+use kanon_core::io::starts_with_json_array;
+use kanon_core::spans::{SpansRecord, read_system_format, spans_of};
 use kanon_core::tab::read_tab;
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::spans::{GoldDocument, GoldMention};
-
-type SystemFormat = FxHashMap<String, Vec<[usize; 2]>>;
-
-fn first_byte(path: &Path) -> Result<Option<u8>> {
-    let bytes = std::fs::read(path).map_err(|e| kanon_core::Error::io(path, e))?;
-    Ok(bytes.iter().copied().find(|b| !b.is_ascii_whitespace()))
-}
-
-fn spans_of(path: &Path, id: &str, pairs: Vec<[usize; 2]>) -> Result<Vec<Span>> {
-    pairs
-        .into_iter()
-        .map(|[start, end]| {
-            if start < end {
-                Ok(Span::new(start, end))
-            } else {
-                Err(Error::Format {
-                    path: path.to_owned(),
-                    message: format!("document {id:?}: span [{start}, {end}] is empty or reversed"),
-                })
-            }
-        })
-        .collect()
-}
-
-fn read_system_format(path: &Path) -> Result<SystemFormat> {
-    let reader = kanon_core::io::open(path)?;
-    serde_json::from_reader(reader).map_err(|e| Error::Format {
-        path: path.to_owned(),
-        message: format!(
-            "line {}: expected {{doc_id: [[start, end], …]}}: {e}",
-            e.line()
-        ),
-    })
-}
 
 /// Reads gold annotations. The system format has no texts: character coverage is then measured up
 /// to the furthest gold offset (predicted characters beyond it count as outside the gold).
 pub fn read_gold(path: &Path) -> Result<Vec<GoldDocument>> {
-    if first_byte(path)? == Some(b'[') {
+    if starts_with_json_array(path)? {
         return Ok(read_tab(path)?
             .into_iter()
             .map(|doc| GoldDocument {
                 annotators: doc
-                    .annotations
-                    .values()
-                    .map(|a| {
-                        a.entity_mentions
-                            .iter()
-                            .filter(|m| m.identifier_type.to_mask())
+                    .masked_mentions_by_annotator()
+                    .map(|(_, mentions)| {
+                        mentions
                             .map(|m| GoldMention {
                                 span: m.span(),
                                 identifier: Some(m.identifier_type),
@@ -102,20 +66,7 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldDocument>> {
     Ok(docs)
 }
 
-#[derive(Deserialize)]
-struct PredictedSpan {
-    start: usize,
-    end: usize,
-}
-
-#[derive(Deserialize)]
-struct PredictedDocument {
-    id: String,
-    #[serde(default)]
-    spans: Vec<PredictedSpan>,
-}
-
-/// Reads predictions: JSONL with `id` and `spans`, or the TAB system format.
+/// Reads predictions: spans JSONL, or the TAB system format.
 pub fn read_predictions(path: &Path) -> Result<FxHashMap<String, Vec<Span>>> {
     // A system-format file is one JSON object; a JSONL file is several (or one with an `id`).
     if let Ok(map) = read_system_format(path) {
@@ -125,7 +76,7 @@ pub fn read_predictions(path: &Path) -> Result<FxHashMap<String, Vec<Span>>> {
             .collect();
     }
     let mut out: FxHashMap<String, Vec<Span>> = FxHashMap::default();
-    for record in kanon_core::io::read_jsonl::<PredictedDocument>(path)? {
+    for record in kanon_core::io::read_jsonl::<SpansRecord>(path)? {
         let (_, doc) = record?;
         let pairs = doc.spans.iter().map(|s| [s.start, s.end]).collect();
         let spans = spans_of(path, &doc.id, pairs)?;

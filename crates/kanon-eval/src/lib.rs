@@ -20,8 +20,10 @@
 
 pub mod error;
 pub mod io;
+pub mod job;
 pub mod spans;
 
 pub use error::{Error, Result};
 pub use io::{read_gold, read_predictions};
+pub use job::EvalSpansJob;
 pub use spans::{GoldDocument, GoldMention, PrecisionRecall, SpanReport, evaluate_spans};

@@ -91,6 +91,53 @@ pub struct SpanReport {
     pub by_identifier: BTreeMap<String, IdentifierRecall>,
 }
 
+impl SpanReport {
+    /// The report as a person reads it.
+    pub fn render(&self) -> String {
+        use std::fmt::Write as _;
+        let r = self;
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "documents {} ({} without prediction, {} predicted documents not in the gold)",
+            r.documents, r.documents_without_prediction, r.unknown_documents
+        );
+        let _ = writeln!(
+            out,
+            "gold mentions {}, predicted spans {}",
+            r.gold_mentions, r.predicted_spans
+        );
+        let _ = writeln!(out, "            precision  recall     F1");
+        for (name, pr) in [("exact", &r.exact), ("partial", &r.partial)] {
+            let _ = writeln!(
+                out,
+                "{name:<10} {:>10.3} {:>7.3} {:>6.3}",
+                pr.precision, pr.recall, pr.f1
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{:<10} {:>10.3} {:>7.3}",
+            "characters", r.char_precision, r.char_recall
+        );
+        if !r.by_identifier.is_empty() {
+            let _ = writeln!(
+                out,
+                "recall by identifier type: mentions exact partial | entities entity-level (TAB)"
+            );
+            for (name, i) in &r.by_identifier {
+                let _ = writeln!(
+                    out,
+                    "  {name:<7} {:>6} {:>6.3} {:>7.3} | {:>6} {:>6.3}",
+                    i.mentions, i.exact, i.partial, i.entities, i.entity_level
+                );
+            }
+        }
+        out
+    }
+}
+
 #[derive(Default)]
 struct IdentifierCounts {
     mentions: usize,

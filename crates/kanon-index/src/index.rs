@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use kanon_core::EntityType;
+use kanon_core::PathContext;
 use kanon_core::text::normalize_term;
 use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
@@ -61,28 +62,30 @@ impl Index {
     pub fn open(dir: &Path) -> Result<Index> {
         let meta = IndexMeta::read(dir)?;
         let terms_path = dir.join(TERMS_FILE);
-        let slice = FileSlice::open(&terms_path).map_err(|e| Error::io(&terms_path, e))?;
-        let terms = TermDictionary::open(slice).map_err(|e| Error::io(&terms_path, e))?;
+        let slice = FileSlice::open(&terms_path).with_path(&terms_path)?;
+        let terms = TermDictionary::open(slice).with_path(&terms_path)?;
         if terms.num_terms() as u64 != meta.terms {
-            return Err(Error::format(
+            return Err(kanon_core::Error::format(
                 &terms_path,
                 format!(
                     "{} terms, but meta.json says {}",
                     terms.num_terms(),
                     meta.terms
                 ),
-            ));
+            )
+            .into());
         }
         let postings = read_postings(&dir.join(POSTINGS_FILE), meta.terms, meta.people)?;
         let types_path = dir.join(TYPES_FILE);
-        let types = std::fs::read(&types_path).map_err(|e| Error::io(&types_path, e))?;
+        let types = std::fs::read(&types_path).with_path(&types_path)?;
         if types.len() as u64 != meta.terms
             || types.iter().any(|&t| EntityType::from_u8(t).is_none())
         {
-            return Err(Error::format(
+            return Err(kanon_core::Error::format(
                 &types_path,
                 "does not hold one valid entity type per term",
-            ));
+            )
+            .into());
         }
         let people_path = dir.join(PEOPLE_FILE);
         let mut people = Vec::with_capacity(meta.people as usize);
@@ -94,14 +97,15 @@ impl Index {
             });
         }
         if people.len() as u64 != meta.people {
-            return Err(Error::format(
+            return Err(kanon_core::Error::format(
                 &people_path,
                 format!(
                     "{} people, but meta.json says {}",
                     people.len(),
                     meta.people
                 ),
-            ));
+            )
+            .into());
         }
         let person_ids = people
             .iter()
@@ -109,9 +113,9 @@ impl Index {
             .map(|(i, p)| (p.id.clone(), i as u32))
             .collect();
         let gazetteer_path = dir.join(GAZETTEER_FILE);
-        let bytes = std::fs::read(&gazetteer_path).map_err(|e| Error::io(&gazetteer_path, e))?;
+        let bytes = std::fs::read(&gazetteer_path).with_path(&gazetteer_path)?;
         let gazetteer = Gazetteer::deserialize(&bytes)
-            .map_err(|e| Error::format(&gazetteer_path, e.to_string()))?;
+            .map_err(|e| kanon_core::Error::format(&gazetteer_path, e.to_string()))?;
         Ok(Index {
             dir: dir.to_owned(),
             meta,
@@ -218,7 +222,7 @@ impl Index {
             .ge(normalized.as_bytes())
             .lt(&upper)
             .into_stream()
-            .map_err(|e| Error::io(self.dir.join(TERMS_FILE), e))?;
+            .with_path(self.dir.join(TERMS_FILE))?;
         Ok(collect_stream(stream, limit))
     }
 
@@ -236,7 +240,7 @@ impl Index {
             .terms
             .search(automaton)
             .into_stream()
-            .map_err(|e| Error::io(self.dir.join(TERMS_FILE), e))?;
+            .with_path(self.dir.join(TERMS_FILE))?;
         Ok(collect_stream(stream, limit))
     }
 
@@ -303,8 +307,10 @@ impl Automaton for LevenshteinDfa {
 
 /// Reads `postings.bin` into memory: every bitmap decoded once, never per query.
 fn read_postings(path: &Path, expected_terms: u64, people: u64) -> Result<PostingStore> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let corrupt = |what: &str| Error::format(path, format!("corrupt postings file: {what}"));
+    let bytes = std::fs::read(path).with_path(path)?;
+    let corrupt = |what: &str| -> Error {
+        kanon_core::Error::format(path, format!("corrupt postings file: {what}")).into()
+    };
     if bytes.len() < 16 || &bytes[..8] != POSTINGS_MAGIC {
         return Err(corrupt(
             "bad magic (not a kanon postings file, or another format version)",

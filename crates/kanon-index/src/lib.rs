@@ -1,7 +1,16 @@
 //! The kanon inverted index: every surface term of a knowledge graph mapped to the set of people it
-//! belongs to. tantivy holds the term dictionary (an FST: exact, prefix and fuzzy lookup; a term's
-//! ordinal is its id), postings are roaring bitmaps of person ids decoded once at open, and a
-//! double-array Aho-Corasick automaton finds indexed terms in texts (the gazetteer).
+//! belongs to.
+//!
+//! - tantivy holds the term dictionary (an FST: exact, prefix and fuzzy lookup; a term's ordinal
+//!   is its id), [`IndexBuilder`] writes it;
+//! - postings are roaring bitmaps of person ids, decoded once at open into sorted slices, bitmaps
+//!   or dense bitsets ([`PostingStore`]), so an intersection count costs microseconds;
+//! - the gazetteer ([`Gazetteer`]) finds indexed terms in texts: a trie over word ids (terms are
+//!   word sequences), walked from word starts, leftmost-longest;
+//! - [`job`]: `kanon index build` as a [`BuildJob`], and the reports the index commands print.
+//!
+//! The directory is versioned (`meta.json`'s `index_format_version`); a reader refuses another
+//! version and names the file.
 //!
 //! ```
 //! use kanon_core::NoProgress;
@@ -30,6 +39,7 @@ pub mod builder;
 pub mod error;
 pub mod gazetteer;
 pub mod index;
+pub mod job;
 pub mod meta;
 pub mod postings;
 
@@ -37,5 +47,6 @@ pub use builder::IndexBuilder;
 pub use error::{Error, Result};
 pub use gazetteer::{Gazetteer, TermMatch};
 pub use index::{Index, IndexStats, IndexedPerson};
+pub use job::{BuildJob, BuildSummary, MatchRow, QueryReport};
 pub use meta::{INDEX_FORMAT_VERSION, IndexMeta};
 pub use postings::{PostingList, PostingStore};

@@ -1,11 +1,10 @@
 //! `meta.json`: the index format version and how the index was made.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Version of the on-disk index layout. Bump it on any incompatible change; readers refuse other
 /// versions with a message asking for a rebuild.
@@ -38,32 +37,32 @@ impl IndexMeta {
     pub fn read(dir: &Path) -> Result<IndexMeta> {
         let path = dir.join(META_FILE);
         let file = kanon_core::io::open(&path)?;
-        let value: serde_json::Value =
-            serde_json::from_reader(file).map_err(|e| Error::format(&path, e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_reader(file)
+            .map_err(|e| kanon_core::Error::format(&path, e.to_string()))?;
         let found = value
             .get("index_format_version")
             .and_then(serde_json::Value::as_u64)
             .ok_or_else(|| {
-                Error::format(
+                kanon_core::Error::format(
                     &path,
                     "missing field `index_format_version`: is this a kanon index?",
                 )
             })?;
         if found != u64::from(INDEX_FORMAT_VERSION) {
-            return Err(Error::Version {
+            return Err(kanon_core::Error::Version {
                 path,
+                what: "index",
                 found: found as u32,
                 expected: INDEX_FORMAT_VERSION,
-            });
+                remedy: "rebuild the index with `kanon index build`",
+            }
+            .into());
         }
-        serde_json::from_value(value).map_err(|e| Error::format(&path, e.to_string()))
+        Ok(serde_json::from_value(value)
+            .map_err(|e| kanon_core::Error::format(&path, e.to_string()))?)
     }
 
     pub fn write(&self, dir: &Path) -> Result<()> {
-        kanon_core::io::atomic_write(&dir.join(META_FILE), |w| {
-            serde_json::to_writer_pretty(&mut *w, self)?;
-            w.write_all(b"\n")
-        })?;
-        Ok(())
+        Ok(kanon_core::io::write_json(&dir.join(META_FILE), self)?)
     }
 }

@@ -12,8 +12,6 @@ pub enum Error {
         field: String,
         message: String,
     },
-    #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
     #[error("{0}")]
     Usage(String),
 }
@@ -21,11 +19,6 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    /// An IO error naming its file (kept in kanon-core's variant, shared by every crate).
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Core(kanon_core::Error::io(path, source))
-    }
-
     pub fn invalid(
         path: impl Into<PathBuf>,
         line: u64,

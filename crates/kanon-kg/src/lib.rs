@@ -20,6 +20,7 @@
 pub mod date;
 pub mod error;
 pub mod import;
+pub mod job;
 pub mod model;
 pub mod store;
 pub mod synth;
@@ -27,6 +28,7 @@ pub mod variants;
 pub mod vocab;
 
 pub use error::{Error, Result};
+pub use job::{ImportJob, ImportSummary, Source, SynthJob, SynthSummary};
 pub use model::{Fact, KnowledgeGraph, MergeStats, Person, Property};
 pub use variants::{TermGenerator, TypedTerm, Whitelist};
 pub use vocab::Vocabulary;

@@ -56,10 +56,7 @@ pub fn write_kg_dir(
                 kanon_core::io::write_jsonl(w, docs)
             })?;
         }
-        kanon_core::io::atomic_write(&tmp.join(META_FILE), |w| {
-            serde_json::to_writer_pretty(&mut *w, &meta)?;
-            w.write_all(b"\n")
-        })?;
+        kanon_core::io::write_json(&tmp.join(META_FILE), &meta)?;
         Ok(())
     })?;
     Ok(meta)
@@ -111,18 +108,17 @@ pub fn write_triples<W: Write>(out: &mut W, kg: &KnowledgeGraph) -> std::io::Res
 pub fn read_meta(dir: &Path) -> Result<KgMeta> {
     let path = dir.join(META_FILE);
     let file = kanon_core::io::open(&path)?;
-    let meta: KgMeta = serde_json::from_reader(file).map_err(|e| Error::Format {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let meta: KgMeta = serde_json::from_reader(file)
+        .map_err(|e| kanon_core::Error::format(&path, e.to_string()))?;
     if meta.format_version != KG_FORMAT_VERSION {
-        return Err(Error::Format {
+        return Err(kanon_core::Error::Version {
             path,
-            message: format!(
-                "KG format version {} is not supported (this kanon reads version {KG_FORMAT_VERSION}); re-import the KG",
-                meta.format_version
-            ),
-        });
+            what: "KG",
+            found: meta.format_version,
+            expected: KG_FORMAT_VERSION,
+            remedy: "re-import the KG",
+        }
+        .into());
     }
     Ok(meta)
 }

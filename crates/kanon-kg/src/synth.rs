@@ -18,7 +18,8 @@ use crate::model::{Fact, KnowledgeGraph, Person, Property};
 use crate::vocab::{Gender, Vocabulary};
 
 /// What to generate.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SynthConfig {
     pub people: usize,
     pub seed: u64,

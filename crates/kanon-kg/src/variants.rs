@@ -4,11 +4,12 @@
 use std::path::Path;
 
 use kanon_core::EntityType;
+use kanon_core::PathContext;
 use kanon_core::text::normalize_term;
 use rustc_hash::FxHashSet;
 
 use crate::date::Date;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Fact, Person};
 use crate::vocab::Vocabulary;
 
@@ -28,7 +29,7 @@ impl Whitelist {
 
     /// Reads a whitelist file: one term a line, `#` starts a comment line.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = std::fs::read_to_string(path).with_path(path)?;
         Ok(Self::parse(&text))
     }
 

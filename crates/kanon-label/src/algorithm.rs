@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// How to choose which term of an offending combination to mask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Strategy {
+pub enum MaskStrategy {
     /// The term with the shortest posting list (the most identifying); ties go to the term that
     /// occurs first in the document.
     Greedy,
@@ -29,13 +29,28 @@ pub enum Strategy {
     Random,
 }
 
-impl FromStr for Strategy {
+impl MaskStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MaskStrategy::Greedy => "greedy",
+            MaskStrategy::Random => "random",
+        }
+    }
+}
+
+impl std::fmt::Display for MaskStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for MaskStrategy {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
-            "greedy" => Ok(Strategy::Greedy),
-            "random" => Ok(Strategy::Random),
+            "greedy" => Ok(MaskStrategy::Greedy),
+            "random" => Ok(MaskStrategy::Random),
             other => Err(format!(
                 "unknown strategy {other:?} (expected greedy or random)"
             )),
@@ -45,10 +60,11 @@ impl FromStr for Strategy {
 
 /// The labeler's knobs. Defaults: k = 5, max_arity = 3, greedy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LabelerConfig {
     pub k: u64,
     pub max_arity: usize,
-    pub strategy: Strategy,
+    pub strategy: MaskStrategy,
     pub seed: u64,
 }
 
@@ -57,7 +73,7 @@ impl Default for LabelerConfig {
         LabelerConfig {
             k: 5,
             max_arity: 3,
-            strategy: Strategy::Greedy,
+            strategy: MaskStrategy::Greedy,
             seed: 0,
         }
     }
@@ -95,15 +111,15 @@ impl Mask {
 pub(crate) fn choose(
     combination: &[usize],
     posting_counts: &[u64],
-    strategy: Strategy,
+    strategy: MaskStrategy,
     rng: &mut ChaCha8Rng,
 ) -> usize {
     match strategy {
-        Strategy::Greedy => *combination
+        MaskStrategy::Greedy => *combination
             .iter()
             .min_by_key(|&&i| (posting_counts[i], i))
             .expect("a combination is never empty"),
-        Strategy::Random => combination[rng.random_range(0..combination.len())],
+        MaskStrategy::Random => combination[rng.random_range(0..combination.len())],
     }
 }
 

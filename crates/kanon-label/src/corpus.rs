@@ -8,6 +8,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use kanon_core::PathContext;
 use kanon_core::{Document, Progress};
 use kanon_index::Index;
 use rayon::prelude::*;
@@ -17,7 +18,7 @@ use crate::algorithm::LabelerConfig;
 use crate::document::{LabeledDocument, RiskReport, label_document, split_of};
 use crate::error::{Error, Result};
 
-pub const CORPUS_FORMAT_VERSION: u32 = 1;
+pub use kanon_core::corpus::CORPUS_FORMAT_VERSION;
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
 const SHARDS_DIR: &str = ".shards";
 
@@ -31,6 +32,35 @@ pub enum CorpusFormat {
     Conll,
 }
 
+impl CorpusFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CorpusFormat::Jsonl => "jsonl",
+            CorpusFormat::Conll => "conll",
+        }
+    }
+}
+
+impl std::fmt::Display for CorpusFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for CorpusFormat {
+    type Err = String;
+
+    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
+        match name {
+            "jsonl" => Ok(CorpusFormat::Jsonl),
+            "conll" => Ok(CorpusFormat::Conll),
+            other => Err(format!(
+                "unknown corpus format {other:?} (expected jsonl or conll)"
+            )),
+        }
+    }
+}
+
 /// A document that was not labeled, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
@@ -39,15 +69,99 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Everything `kanon label` needs.
-#[derive(Debug, Clone)]
+/// Everything `kanon label` needs; as a file (TOML or JSON), `index_dir`, `docs` and `out` are
+/// required and the rest take their defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LabelJob {
+    /// The index of the KG the documents' people belong to (`kanon index build`).
     pub index_dir: PathBuf,
+    /// Documents: JSONL `{"id","text","person"}` (person = the KG id of the person it is about).
     pub docs: PathBuf,
+    /// The corpus directory to write.
     pub out: PathBuf,
+    #[serde(default)]
     pub config: LabelerConfig,
+    #[serde(default)]
     pub format: CorpusFormat,
+    /// Documents per shard (the unit of resumption).
+    #[serde(default = "default_shard_size")]
     pub shard_size: usize,
+}
+
+fn default_shard_size() -> usize {
+    10_000
+}
+
+impl LabelJob {
+    /// A job with the default labeler config, JSONL only, shards of 10,000 documents.
+    pub fn new(
+        index_dir: impl Into<PathBuf>,
+        docs: impl Into<PathBuf>,
+        out: impl Into<PathBuf>,
+    ) -> Self {
+        LabelJob {
+            index_dir: index_dir.into(),
+            docs: docs.into(),
+            out: out.into(),
+            config: LabelerConfig::default(),
+            format: CorpusFormat::default(),
+            shard_size: default_shard_size(),
+        }
+    }
+
+    /// Reads a job file (TOML or JSON).
+    pub fn load(path: &Path) -> Result<Self> {
+        Ok(kanon_core::config::load(path)?)
+    }
+
+    /// Writes the job file (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
+    }
+}
+
+/// What a labeling run made, and how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelSummary {
+    pub manifest: Manifest,
+    /// The corpus directory.
+    pub out: PathBuf,
+    pub seconds: f64,
+}
+
+impl LabelSummary {
+    /// The summary as a person reads it: counts and shares, never a document's text.
+    pub fn render(&self) -> String {
+        let s = &self.manifest.stats;
+        let splits: Vec<String> = s
+            .per_split
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let arities: Vec<String> = s
+            .masks_by_arity
+            .iter()
+            .map(|(a, n)| format!("{a}: {n}"))
+            .collect();
+        format!(
+            "labeled {} of {} documents in {:.1}s ({} skipped: see skipped.jsonl) -> {}\n\
+             splits: {}\n\
+             KG terms per document {:.2}, masked terms per document {:.2}, masked tokens {:.1}%, documents without KG terms {}\n\
+             masks by the arity that forced them: {}\n",
+            s.labeled,
+            s.documents,
+            self.seconds,
+            s.skipped,
+            self.out.display(),
+            splits.join(", "),
+            s.terms_per_document,
+            s.masks_per_document,
+            100.0 * s.masked_token_share,
+            s.documents_without_terms,
+            arities.join(", ")
+        )
+    }
 }
 
 /// Summary figures of a corpus (in `manifest.json`).
@@ -103,22 +217,30 @@ struct ShardLine {
     skipped: Option<Skipped>,
 }
 
-/// Labels the documents and writes the corpus. Returns the manifest.
-pub fn run(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
+/// Labels the documents and writes the corpus.
+pub fn run(job: &LabelJob, progress: &dyn Progress) -> Result<LabelSummary> {
+    let started = std::time::Instant::now();
+    let manifest = label(job, progress)?;
+    Ok(LabelSummary {
+        manifest,
+        out: job.out.clone(),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+fn label(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
     if job.config.k == 0 || job.config.max_arity == 0 {
         return Err(Error::Usage("k and max_arity must be at least 1".into()));
     }
     let index = Index::open(&job.index_dir)?;
-    fs::create_dir_all(&job.out).map_err(|e| Error::io(&job.out, e))?;
+    fs::create_dir_all(&job.out).with_path(&job.out)?;
     let shards_dir = job.out.join(SHARDS_DIR);
     let params = ShardParams {
         index: job.index_dir.display().to_string(),
         index_terms: index.meta().terms,
         index_people: index.meta().people,
         docs: job.docs.display().to_string(),
-        docs_bytes: fs::metadata(&job.docs)
-            .map_err(|e| Error::io(&job.docs, e))?
-            .len(),
+        docs_bytes: fs::metadata(&job.docs).with_path(&job.docs)?.len(),
         config: job.config,
         shard_size: job.shard_size.max(1),
     };
@@ -194,9 +316,9 @@ fn prepare_shards(dir: &Path, params: &ShardParams) -> Result<()> {
         .and_then(|bytes| serde_json::from_slice::<ShardParams>(&bytes).ok())
         .is_some_and(|old| old == *params);
     if !same && dir.exists() {
-        fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        fs::remove_dir_all(dir).with_path(dir)?;
     }
-    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    fs::create_dir_all(dir).with_path(dir)?;
     kanon_core::io::atomic_write(&params_path, |w| {
         serde_json::to_writer_pretty(w, params).map_err(Into::into)
     })?;
@@ -210,9 +332,7 @@ fn count_lines(path: &Path) -> Result<u64> {
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io(path, e))?;
+        let n = reader.read_until(b'\n', &mut buf).with_path(path)?;
         if n == 0 {
             return Ok(count);
         }
@@ -269,10 +389,7 @@ fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest>
         format: job.format,
         stats,
     };
-    kanon_core::io::atomic_write(&job.out.join("manifest.json"), |w| {
-        serde_json::to_writer_pretty(&mut *w, &manifest)?;
-        w.write_all(b"\n")
-    })?;
+    kanon_core::io::write_json(&job.out.join(kanon_core::corpus::MANIFEST_FILE), &manifest)?;
     Ok(manifest)
 }
 

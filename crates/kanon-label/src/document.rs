@@ -153,7 +153,7 @@ pub fn label_document(
         person: person_kg_id.to_owned(),
         k: config.k,
         max_arity: config.max_arity,
-        strategy: format!("{:?}", config.strategy).to_lowercase(),
+        strategy: config.strategy.to_string(),
         k_reached: k_reached(index, &terms, &masked, config.max_arity),
         terms: (0..terms.len())
             .map(|t| ReportTerm {

@@ -25,6 +25,8 @@ pub mod error;
 pub mod explain;
 pub mod reference;
 
-pub use algorithm::{Decisions, LabelerConfig, Mask, MaskReason, Strategy, decide, document_rng};
-pub use corpus::{CorpusFormat, LabelJob, Manifest};
+pub use algorithm::{
+    Decisions, LabelerConfig, Mask, MaskReason, MaskStrategy, decide, document_rng,
+};
+pub use corpus::{CorpusFormat, LabelJob, LabelSummary, Manifest};
 pub use error::{Error, Result};

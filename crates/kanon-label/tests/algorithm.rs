@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use kanon_index::PostingStore;
 use kanon_label::reference::{self, Intersections, StoreIntersections};
-use kanon_label::{Decisions, LabelerConfig, Mask, MaskReason, Strategy, decide, document_rng};
+use kanon_label::{Decisions, LabelerConfig, Mask, MaskReason, MaskStrategy, decide, document_rng};
 use proptest::prelude::{
     Just, ProptestConfig, TestCaseError, any, prop_assert, prop_assert_eq, proptest,
 };
@@ -58,7 +58,7 @@ impl Intersections for BruteForce {
     }
 }
 
-fn config(k: u64, max_arity: usize, strategy: Strategy) -> LabelerConfig {
+fn config(k: u64, max_arity: usize, strategy: MaskStrategy) -> LabelerConfig {
     LabelerConfig {
         k,
         max_arity,
@@ -210,7 +210,7 @@ fn check_same_decisions(
         store: &store,
         terms: doc,
     };
-    for strategy in [Strategy::Greedy, Strategy::Random] {
+    for strategy in [MaskStrategy::Greedy, MaskStrategy::Random] {
         let config = LabelerConfig {
             seed,
             ..config(k, max_arity, strategy)
@@ -245,7 +245,7 @@ fn check_invariants(
     k: u64,
     max_arity: usize,
     doc: &[u32],
-    strategy: Strategy,
+    strategy: MaskStrategy,
 ) -> Result<(), TestCaseError> {
     let store = store_of(lists);
     let brute = BruteForce::new(lists, doc);
@@ -323,7 +323,7 @@ fn check_invariants(
             violation(&brute, &kept, k, max_arity),
             Some((terms.clone(), *people))
         );
-        if strategy == Strategy::Greedy {
+        if strategy == MaskStrategy::Greedy {
             let best = terms.iter().copied().min_by_key(|&t| (brute.people(t), t));
             prop_assert_eq!(Some(mask.term), best);
         }
@@ -351,14 +351,14 @@ proptest! {
 
     #[test]
     fn decisions_are_k_anonymous_and_justified((lists, k, max_arity, doc, _seed) in case()) {
-        check_invariants(&lists, k, max_arity, &doc, Strategy::Greedy)?;
-        check_invariants(&lists, k, max_arity, &doc, Strategy::Random)?;
+        check_invariants(&lists, k, max_arity, &doc, MaskStrategy::Greedy)?;
+        check_invariants(&lists, k, max_arity, &doc, MaskStrategy::Random)?;
     }
 
     #[test]
     fn with_k_1_only_empty_terms_are_masked((lists, _k, max_arity, doc, seed) in case()) {
         let store = store_of(&lists);
-        for strategy in [Strategy::Greedy, Strategy::Random] {
+        for strategy in [MaskStrategy::Greedy, MaskStrategy::Random] {
             let decisions = decide(&store, &doc, &config(1, max_arity, strategy), document_rng(seed, "doc"));
             let expected: Vec<Mask> = doc
                 .iter()
@@ -377,8 +377,8 @@ proptest! {
     #[test]
     fn fast_decisions_equal_the_reference_at_high_arity((lists, k, max_arity, doc, seed) in dense_case()) {
         check_same_decisions(&lists, k, max_arity, &doc, seed)?;
-        check_invariants(&lists, k, max_arity, &doc, Strategy::Greedy)?;
-        check_invariants(&lists, k, max_arity, &doc, Strategy::Random)?;
+        check_invariants(&lists, k, max_arity, &doc, MaskStrategy::Greedy)?;
+        check_invariants(&lists, k, max_arity, &doc, MaskStrategy::Random)?;
     }
 }
 
@@ -388,7 +388,7 @@ proptest! {
     #[test]
     fn fast_decisions_equal_the_reference_on_bitmap_lists((lists, k, max_arity, doc, seed) in long_case()) {
         check_same_decisions(&lists, k, max_arity, &doc, seed)?;
-        check_invariants(&lists, k, max_arity, &doc, Strategy::Greedy)?;
+        check_invariants(&lists, k, max_arity, &doc, MaskStrategy::Greedy)?;
     }
 }
 
@@ -404,7 +404,7 @@ fn greedy(lists: &[BTreeSet<u32>], doc: &[u32], k: u64, max_arity: usize) -> Vec
     let fast = decide(
         &store,
         doc,
-        &config(k, max_arity, Strategy::Greedy),
+        &config(k, max_arity, MaskStrategy::Greedy),
         document_rng(0, "doc"),
     );
     let plain = reference::decide(
@@ -413,7 +413,7 @@ fn greedy(lists: &[BTreeSet<u32>], doc: &[u32], k: u64, max_arity: usize) -> Vec
             terms: doc,
         },
         doc.len(),
-        &config(k, max_arity, Strategy::Greedy),
+        &config(k, max_arity, MaskStrategy::Greedy),
         document_rng(0, "doc"),
     );
     assert_eq!(fast.masks, plain.masks, "fast and reference disagree");
@@ -554,7 +554,7 @@ fn masking_restarts_the_check() {
 #[test]
 fn an_empty_document_has_no_masks() {
     let store = store_of(&[set(0..3)]);
-    for strategy in [Strategy::Greedy, Strategy::Random] {
+    for strategy in [MaskStrategy::Greedy, MaskStrategy::Random] {
         let decisions = decide(&store, &[], &config(5, 3, strategy), document_rng(0, "doc"));
         assert_eq!(
             decisions,
@@ -583,7 +583,7 @@ fn random_choice_is_reproducible_per_seed_and_document() {
     let random = |seed: u64, doc_id: &str| {
         let config = LabelerConfig {
             seed,
-            ..config(5, 3, Strategy::Random)
+            ..config(5, 3, MaskStrategy::Random)
         };
         let masks = decide(&store, &[0, 1], &config, document_rng(seed, doc_id)).masks;
         assert_eq!(masks.len(), 1, "{masks:?}");

@@ -91,10 +91,11 @@ impl LlmConfig {
             });
         }
         if llm.starts_with("http://") || llm.starts_with("https://") {
-            let model = model.ok_or_else(|| Error::Load {
-                model: llm.to_owned(),
-                message: "an HTTP endpoint needs --model, the name the server serves the model by"
-                    .into(),
+            let model = model.ok_or_else(|| {
+                Error::load(
+                    llm,
+                    "an HTTP endpoint needs --model, the name the server serves the model by",
+                )
             })?;
             return Ok(LlmConfig::Http {
                 url: llm.to_owned(),
@@ -105,18 +106,59 @@ impl LlmConfig {
                 max_in_flight: default_max_in_flight(),
             });
         }
-        Err(Error::Load {
-            model: llm.to_owned(),
-            message: "--llm takes `embedded` or the URL of an OpenAI-compatible server \
-                      (http://… or https://…)"
-                .into(),
-        })
+        Err(Error::load(
+            llm,
+            "--llm takes `embedded`, the URL of an OpenAI-compatible server (http://… or \
+             https://…), or an LLM config file (.toml or .json)",
+        ))
+    }
+
+    /// From `--llm` and `--model` as [`LlmConfig::from_cli`] reads them, or from an LLM config
+    /// file when `llm` names one (`.toml` or `.json`; `model` is then the file's).
+    pub fn resolve(llm: &str, model: Option<&str>) -> Result<LlmConfig> {
+        let path = Path::new(llm.trim());
+        if path
+            .extension()
+            .is_some_and(|ext| ext == "toml" || ext == "json")
+        {
+            return LlmConfig::load(path);
+        }
+        LlmConfig::from_cli(llm, model)
+    }
+
+    /// Reads an LLM config file (TOML or JSON).
+    pub fn load(path: &Path) -> Result<LlmConfig> {
+        Ok(kanon_core::config::load(path)?)
+    }
+
+    /// Writes the config (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
+    }
+
+    /// Sets the threads of an embedded model (other backends have none to set).
+    pub fn with_threads(mut self, wanted: usize) -> Self {
+        if let LlmConfig::Embedded { threads, .. } = &mut self {
+            *threads = Some(wanted);
+        }
+        self
+    }
+}
+
+impl Default for LlmConfig {
+    /// The embedded default model.
+    fn default() -> Self {
+        LlmConfig::Embedded {
+            model: default_embedded_model(),
+            threads: None,
+            max_context: None,
+        }
     }
 }
 
 /// Opens the backend a config names. Nothing is contacted over the network here.
 ///
-/// To keep answers on disk, wrap the result: `CachedModel::new(open(&config)?, dir)`.
+/// To keep answers on disk, wrap the result: `ResponseCache::Default.wrap(open(&config)?)`.
 pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
     match config {
         LlmConfig::Embedded {
@@ -166,14 +208,9 @@ pub fn resolve_gguf(model: &str) -> Result<PathBuf> {
     if model.ends_with(".gguf") || path.is_file() {
         return Ok(path.to_owned());
     }
-    let load_error = |message: String| Error::Load {
-        model: model.to_owned(),
-        message,
-    };
+    let load_error = |message: String| Error::load(model, message);
     let spec = kanon_models::spec(model).map_err(|err| {
-        load_error(format!(
-            "neither a .gguf file nor a model kanon knows: {err}"
-        ))
+        Error::load_from(model, "neither a .gguf file nor a model kanon knows", err)
     })?;
     let file = spec
         .files
@@ -212,13 +249,11 @@ fn open_embedded(
     _threads: Option<usize>,
     _max_context: Option<u32>,
 ) -> Result<Box<dyn ChatModel>> {
-    Err(Error::Load {
-        model: model.to_owned(),
-        message: "this build has no embedded LLM runtime: build kanon-llm with \
-                  `--features embedded` (the kanon binary has it by default; it needs cmake and \
-                  libclang-dev)"
-            .into(),
-    })
+    Err(Error::load(
+        model,
+        "this build has no embedded LLM runtime: build kanon-llm with `--features embedded` \
+         (the kanon binary has it by default; it needs cmake and libclang-dev)",
+    ))
 }
 
 #[cfg(test)]
@@ -314,5 +349,46 @@ mod tests {
         let config = LlmConfig::from_cli("embedded", Some("/x.gguf")).unwrap();
         let err = open(&config).unwrap_err().to_string();
         assert!(err.contains("--features embedded"), "{err}");
+    }
+
+    #[test]
+    fn every_backend_round_trips_through_toml_and_json_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let configs = [
+            LlmConfig::default().with_threads(2),
+            LlmConfig::Http {
+                url: "http://localhost:8000/v1".into(),
+                model: "mistral-7b-instruct".into(),
+                api_key_env: Some("OPENAI_API_KEY".into()),
+                timeout_seconds: 60,
+                retries: 2,
+                max_in_flight: 8,
+            },
+            LlmConfig::Scripted {
+                name: "demo".into(),
+                replies: vec![("Paris".into(), "1. France".into())],
+                fallback: Some("?".into()),
+            },
+        ];
+        for config in configs {
+            for name in ["llm.toml", "llm.json"] {
+                let path = dir.path().join(name);
+                config.save(&path).unwrap();
+                assert_eq!(LlmConfig::load(&path).unwrap(), config);
+                let resolved = LlmConfig::resolve(path.to_str().unwrap(), Some("ignored"));
+                assert_eq!(resolved.unwrap(), config);
+            }
+        }
+        let path = dir.path().join("llm.toml");
+        std::fs::write(&path, "backend = \"http\"\nurl = \"http://x\"\n").unwrap();
+        let err = LlmConfig::load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("llm.toml") && err.contains("missing field `model`"),
+            "{err}"
+        );
+        assert_eq!(
+            LlmConfig::resolve("embedded", Some("m.gguf")).unwrap(),
+            LlmConfig::from_cli("embedded", Some("m.gguf")).unwrap()
+        );
     }
 }

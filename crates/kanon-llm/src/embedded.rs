@@ -125,6 +125,7 @@ impl std::fmt::Debug for EmbeddedModel {
 /// llama.cpp's backend is process-wide and can be initialised once.
 fn backend() -> Result<&'static LlamaBackend> {
     static BACKEND: OnceLock<std::result::Result<LlamaBackend, String>> = OnceLock::new();
+    // The error is kept as text: a failed initialisation is remembered for the process.
     BACKEND
         .get_or_init(|| {
             let mut backend = LlamaBackend::init().map_err(|err| err.to_string())?;
@@ -135,9 +136,11 @@ fn backend() -> Result<&'static LlamaBackend> {
             Ok(backend)
         })
         .as_ref()
-        .map_err(|message| Error::Load {
-            model: "llama.cpp".into(),
-            message: format!("cannot initialise the llama.cpp backend: {message}"),
+        .map_err(|message| {
+            Error::load(
+                "llama.cpp",
+                format!("cannot initialise the llama.cpp backend: {message}"),
+            )
         })
 }
 
@@ -149,37 +152,38 @@ impl EmbeddedModel {
 
     pub fn open_with(path: impl AsRef<Path>, options: EmbeddedOptions) -> Result<Self> {
         let path = path.as_ref();
-        let load_error = |message: String| Error::Load {
-            model: path.display().to_string(),
-            message,
-        };
+        let model_name = path.display().to_string();
+        let load_error = |message: &str| Error::load(&model_name, message);
         // Checked here because llama.cpp only logs why a load failed, and its logs are off.
-        let metadata = std::fs::metadata(path).map_err(|err| load_error(err.to_string()))?;
+        let metadata = std::fs::metadata(path)
+            .map_err(|err| Error::load_from(&model_name, "cannot read the file", err))?;
         if !metadata.is_file() {
-            return Err(load_error("not a file".into()));
+            return Err(load_error("not a file"));
         }
         let mut magic = [0u8; 4];
         let magic_read = std::fs::File::open(path)
             .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic));
         if magic_read.is_err() || &magic != b"GGUF" {
             return Err(load_error(
-                "not a GGUF file (it does not start with `GGUF`)".into(),
+                "not a GGUF file (it does not start with `GGUF`)",
             ));
         }
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
             .map_err(|err| {
-                load_error(format!(
-                    "llama.cpp cannot load it ({err}): a damaged file or an unsupported architecture \
-                     (KANON_LLAMA_LOG=1 shows llama.cpp's reasons)"
-                ))
+                Error::load_from(
+                    &model_name,
+                    "llama.cpp cannot load it: a damaged file or an unsupported architecture \
+                     (KANON_LLAMA_LOG=1 shows llama.cpp's reasons)",
+                    err,
+                )
             })?;
         // A model without a template of its own is most likely a ChatML fine-tune.
         let template = match model.chat_template(None) {
             Ok(template) => template,
-            Err(_) => {
-                LlamaChatTemplate::new("chatml").map_err(|err| load_error(err.to_string()))?
-            }
+            Err(_) => LlamaChatTemplate::new("chatml").map_err(|err| {
+                Error::load_from(&model_name, "no chat template of its own, nor ChatML", err)
+            })?,
         };
         let threads = options.threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -205,7 +209,7 @@ impl EmbeddedModel {
         // Fails now, not at the first request, when llama.cpp does not know the template.
         embedded
             .prompt_tokens(&[Message::user("hello")])
-            .map_err(|err| load_error(format!("its chat template does not work: {err}")))?;
+            .map_err(|err| Error::load_from(&model_name, "its chat template does not work", err))?;
         Ok(embedded)
     }
 
@@ -313,10 +317,7 @@ impl EmbeddedModel {
         prompt: &[LlamaToken],
         request: &ChatRequest,
     ) -> Result<(ChatResponse, Timings)> {
-        let backend_error = |message: String| Error::Backend {
-            backend: format!("embedded {}", self.name),
-            message,
-        };
+        let backend_name = format!("embedded {}", self.name);
         let n = request.n as usize;
         let capacity = self.max_context as usize;
         if prompt.is_empty() || prompt.len() >= capacity {
@@ -346,7 +347,11 @@ impl EmbeddedModel {
         let mut ctx = {
             let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
             self.model.new_context(backend()?, params).map_err(|err| {
-                backend_error(format!("creating a context of {n_ctx} tokens: {err}"))
+                Error::backend_from(
+                    &backend_name,
+                    format!("creating a context of {n_ctx} tokens"),
+                    err,
+                )
             })?
         };
         let mut timings = Timings {
@@ -368,13 +373,13 @@ impl EmbeddedModel {
                 let last = position + 1 == prompt.len();
                 batch
                     .add(token, position as i32, &all_seqs, last)
-                    .map_err(|err| backend_error(err.to_string()))?;
+                    .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
                 if last {
                     last_logits = offset as i32;
                 }
             }
             ctx.decode(&mut batch)
-                .map_err(|err| backend_error(format!("reading the prompt: {err}")))?;
+                .map_err(|err| Error::backend_from(&backend_name, "reading the prompt", err))?;
         }
         timings.prompt_seconds = started.elapsed().as_secs_f64();
 
@@ -449,14 +454,14 @@ impl EmbeddedModel {
                 let position = (prompt.len() + seq.generated - 1) as i32;
                 batch
                     .add(token, position, &[seq_id as i32], true)
-                    .map_err(|err| backend_error(err.to_string()))?;
+                    .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
                 seq.logits_at = batch.n_tokens() - 1;
             }
             if batch.n_tokens() == 0 {
                 break;
             }
             ctx.decode(&mut batch)
-                .map_err(|err| backend_error(format!("generating: {err}")))?;
+                .map_err(|err| Error::backend_from(&backend_name, "generating", err))?;
         }
         timings.generation_seconds = started.elapsed().as_secs_f64();
 

@@ -97,10 +97,11 @@ impl HttpModel {
         self.requests.load(Ordering::Relaxed)
     }
 
-    fn backend_error(&self, message: impl Into<String>) -> Error {
-        Error::Backend {
-            backend: format!("http {}", self.endpoint),
-            message: message.into(),
+    fn backend_error(&self, failure: Failure) -> Error {
+        let backend = format!("http {}", self.endpoint);
+        match failure.source {
+            Some(source) => Error::backend_from(backend, failure.message, source),
+            None => Error::backend(backend, failure.message),
         }
     }
 
@@ -125,31 +126,35 @@ impl HttpModel {
         let body = body.to_string();
         let mut attempt = 0;
         loop {
-            let failure = match self.send(&body) {
+            let (failure, after) = match self.send(&body) {
                 Ok(Outcome::Body(text)) => {
-                    return parse_response(&text).map_err(|message| self.backend_error(message));
+                    return parse_response(&text)
+                        .map_err(|message| self.backend_error(Failure::said(message)));
                 }
-                Ok(Outcome::Fatal(message)) => return Err(self.backend_error(message)),
-                Ok(Outcome::Retry { message, after }) => (message, after),
-                Err(message) => (message, None),
+                Ok(Outcome::Fatal(failure)) => return Err(self.backend_error(failure)),
+                Ok(Outcome::Retry { failure, after }) => (failure, after),
+                Err(failure) => (failure, None),
             };
             if attempt >= self.retries {
-                return Err(self.backend_error(format!(
-                    "gave up after {} attempt(s): {}",
-                    attempt + 1,
-                    failure.0
-                )));
+                return Err(self.backend_error(Failure {
+                    message: format!(
+                        "gave up after {} attempt(s): {}",
+                        attempt + 1,
+                        failure.message
+                    ),
+                    source: failure.source,
+                }));
             }
             let backoff = self
                 .backoff
                 .saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX));
-            std::thread::sleep(failure.1.unwrap_or(backoff).min(MAX_PAUSE));
+            std::thread::sleep(after.unwrap_or(backoff).min(MAX_PAUSE));
             attempt += 1;
         }
     }
 
     /// Sends once. `Err` is a transport failure worth retrying.
-    fn send(&self, body: &str) -> std::result::Result<Outcome, String> {
+    fn send(&self, body: &str) -> std::result::Result<Outcome, Failure> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut call = self
             .agent
@@ -164,8 +169,14 @@ impl HttpModel {
                 err @ (ureq::Error::ConnectionFailed
                 | ureq::Error::Io(_)
                 | ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve)),
-            ) => return Err(format!("cannot reach the server: {err}")),
-            Err(err) => return Ok(Outcome::Fatal(format!("request failed: {err}"))),
+            ) => return Err(Failure::caused("cannot reach the server", err)),
+            Err(err @ ureq::Error::Timeout(_)) => {
+                return Ok(Outcome::Fatal(Failure::caused(
+                    "the request timed out",
+                    err,
+                )));
+            }
+            Err(err) => return Ok(Outcome::Fatal(Failure::caused("request failed", err))),
         };
         let status = response.status().as_u16();
         let retry_after = response
@@ -176,27 +187,51 @@ impl HttpModel {
             .map(Duration::from_secs);
         let text = match response.body_mut().read_to_string() {
             Ok(text) => text,
-            Err(ureq::Error::Io(err)) => return Err(format!("reading the answer: {err}")),
-            Err(err) => return Ok(Outcome::Fatal(format!("reading the answer: {err}"))),
+            Err(err @ ureq::Error::Io(_)) => {
+                return Err(Failure::caused("reading the answer", err));
+            }
+            Err(err) => return Ok(Outcome::Fatal(Failure::caused("reading the answer", err))),
         };
         Ok(match status {
             200..=299 => Outcome::Body(text),
             429 | 500..=599 => Outcome::Retry {
-                message: format!("HTTP {status}: {}", quote(&text)),
+                failure: Failure::said(format!("HTTP {status}: {}", quote(&text))),
                 after: retry_after,
             },
-            _ => Outcome::Fatal(format!("HTTP {status}: {}", quote(&text))),
+            _ => Outcome::Fatal(Failure::said(format!("HTTP {status}: {}", quote(&text)))),
         })
+    }
+}
+
+/// Why a request failed: kanon's words, and the HTTP client's error when it had one.
+struct Failure {
+    message: String,
+    source: Option<ureq::Error>,
+}
+
+impl Failure {
+    fn said(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    fn caused(message: &str, source: ureq::Error) -> Self {
+        Failure {
+            message: message.to_owned(),
+            source: Some(source),
+        }
     }
 }
 
 enum Outcome {
     Body(String),
     Retry {
-        message: String,
+        failure: Failure,
         after: Option<Duration>,
     },
-    Fatal(String),
+    Fatal(Failure),
 }
 
 impl HttpModelBuilder {
@@ -232,10 +267,8 @@ impl HttpModelBuilder {
     }
 
     pub fn build(self) -> Result<HttpModel> {
-        let load_error = |message: String| Error::Load {
-            model: format!("{} at {}", self.model, self.url),
-            message,
-        };
+        let load_error =
+            |message: String| Error::load(format!("{} at {}", self.model, self.url), message);
         let trimmed = self.url.trim().trim_end_matches('/');
         if !(trimmed.starts_with("http://") || trimmed.starts_with("https://")) {
             return Err(load_error(
@@ -298,7 +331,7 @@ impl ChatModel for HttpModel {
             let missing = request.n - response.choices.len() as u32;
             let part = self.complete(request, missing, request.seed.wrapping_add(round))?;
             if part.choices.is_empty() {
-                return Err(self.backend_error("the answer has no choices"));
+                return Err(self.backend_error(Failure::said("the answer has no choices")));
             }
             response.usage.prompt_tokens += part.usage.prompt_tokens;
             response.usage.completion_tokens += part.usage.completion_tokens;

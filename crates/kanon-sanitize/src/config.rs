@@ -1,5 +1,5 @@
 //! What to replace spans with, and every knob of the sanitizer, as one serde-tagged config that
-//! round-trips through a JSON file (the way `tokenizers` configures its pipelines).
+//! round-trips through a TOML or JSON file (the way `tokenizers` configures its pipelines).
 
 use std::path::Path;
 
@@ -201,28 +201,19 @@ impl SanitizerConfig {
         }
     }
 
-    /// Reads a config file (JSON), validated.
+    /// Reads a config file (TOML, or JSON), validated: a problem names the file and the key.
     pub fn load(path: &Path) -> Result<Self> {
-        let reader = kanon_core::io::open(path)?;
-        let config: SanitizerConfig =
-            serde_json::from_reader(reader).map_err(|e| Error::ConfigFile {
-                path: path.to_owned(),
-                message: e.to_string(),
-            })?;
-        config.validate().map_err(|e| Error::ConfigFile {
-            path: path.to_owned(),
-            message: e.to_string(),
+        let config: SanitizerConfig = kanon_core::config::load(path)?;
+        config.validate().map_err(|e| match e {
+            Error::Config(problem) => Error::Core(kanon_core::Error::format(path, problem)),
+            other => other,
         })?;
         Ok(config)
     }
 
-    /// Writes the config as pretty JSON, atomically.
+    /// Writes the config (pretty TOML or JSON by the extension), atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
-        kanon_core::io::atomic_write(path, |writer| {
-            serde_json::to_writer_pretty(&mut *writer, self)?;
-            std::io::Write::write_all(writer, b"\n")
-        })?;
-        Ok(())
+        Ok(kanon_core::config::save(path, self)?)
     }
 }
 

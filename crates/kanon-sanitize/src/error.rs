@@ -9,12 +9,18 @@ pub enum Error {
     /// The language model failed to answer.
     #[error(transparent)]
     Llm(#[from] kanon_llm::Error),
-    /// A config file or builder value that cannot be used.
+    /// A config value that cannot be used (a config file's problems are kanon-core errors naming
+    /// the file and the key).
     #[error("sanitizer config: {0}")]
     Config(String),
-    /// A config file that is not valid JSON for [`crate::SanitizerConfig`].
-    #[error("{path}: sanitizer config: {message}")]
-    ConfigFile { path: PathBuf, message: String },
+    /// Two documents of one input share an id.
+    #[error("{path}: document id {id:?} appears twice")]
+    DuplicateDocument { path: PathBuf, id: String },
+    /// Gold spans were asked of documents that have no annotations.
+    #[error(
+        "--gold-spans needs TAB-schema documents (a JSON array with annotations); {path} is JSONL"
+    )]
+    GoldNeedsTab { path: PathBuf },
     /// A span that is not a span of its document's text.
     #[error(
         "document {document:?}: span {start}..{end} is not a span of its {chars}-character text"

@@ -39,18 +39,16 @@ impl Tokenized {
 
 impl TaggerTokenizer {
     pub fn from_file(path: &Path) -> Result<Self> {
-        let tokenizer = Tokenizer::from_file(path).map_err(|e| Error::Tokenizer {
+        let tokenizer = Tokenizer::from_file(path).map_err(|source| Error::Tokenizer {
             path: path.to_owned(),
-            message: e.to_string(),
+            source,
         })?;
         Self::new(tokenizer)
     }
 
     pub fn new(mut tokenizer: Tokenizer) -> Result<Self> {
         tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| Error::Encode(e.to_string()))?;
+        tokenizer.with_truncation(None).map_err(Error::Encode)?;
         let special = |token: &str| {
             tokenizer
                 .token_to_id(token)
@@ -81,7 +79,7 @@ impl TaggerTokenizer {
         let encoding = self
             .tokenizer
             .encode_char_offsets(text, false)
-            .map_err(|e| Error::Encode(e.to_string()))?;
+            .map_err(Error::Encode)?;
         let mut out = Tokenized::default();
         for (&id, &(start, end)) in encoding.get_ids().iter().zip(encoding.get_offsets()) {
             if start < end {

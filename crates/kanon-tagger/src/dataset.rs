@@ -2,52 +2,13 @@
 //! labels, cut into windows of at most `max_len` pieces (with `[CLS]` and `[SEP]`), and windows
 //! grouped into batches by a token budget (similar lengths together, so little padding).
 
-use std::path::Path;
-
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use kanon_core::{EntityType, Span};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use serde::Deserialize;
 
 use crate::data::{TaggerTokenizer, Tokenized, align_labels, windows};
-use crate::error::Result;
 use crate::labels::LabelScheme;
-
-/// A corpus line as `kanon label` writes it (only the fields the tagger needs).
-#[derive(Debug, Clone, Deserialize)]
-pub struct CorpusDocument {
-    pub id: String,
-    pub text: String,
-    #[serde(default)]
-    pub spans: Vec<CorpusSpan>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct CorpusSpan {
-    pub start: usize,
-    pub end: usize,
-    #[serde(rename = "type", default)]
-    pub entity_type: Option<EntityType>,
-}
-
-impl CorpusDocument {
-    pub fn typed_spans(&self) -> Vec<(Span, Option<EntityType>)> {
-        self.spans
-            .iter()
-            .filter(|s| s.start < s.end)
-            .map(|s| (Span::new(s.start, s.end), s.entity_type))
-            .collect()
-    }
-}
-
-pub fn read_corpus(path: &Path) -> Result<Vec<CorpusDocument>> {
-    let mut docs = Vec::new();
-    for record in kanon_core::io::read_jsonl::<CorpusDocument>(path)? {
-        docs.push(record?.1);
-    }
-    Ok(docs)
-}
 
 /// One window of one document: ids with `[CLS]`/`[SEP]`, a label per id, which ids carry a label.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +77,8 @@ pub fn examples(
         .collect()
 }
 
-/// A padded batch on a device.
+/// A padded batch on a device: `[batch, seq]` tensors of piece ids, padding (true on padding),
+/// target labels, and which pieces carry a label (false on `[CLS]`, `[SEP]` and padding).
 #[derive(Debug, Clone)]
 pub struct Batch {
     pub input_ids: Tensor<2, Int>,

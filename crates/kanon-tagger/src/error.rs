@@ -1,22 +1,63 @@
 use std::path::PathBuf;
 
-/// Errors of kanon-tagger.
+/// A foreign error kept as a source: the tokenizers crate's, burn's stores and records.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Errors of kanon-tagger. A failure of a library underneath (tokenizers, burn's stores) is kept
+/// as the source; the message says what kanon was doing and with which file.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
-    #[error("{path}: tokenizer: {message}")]
-    Tokenizer { path: PathBuf, message: String },
-    #[error("tokenizing: {0}")]
-    Encode(String),
+    /// The pretrained model is not cached, or not a model kanon knows.
+    #[error(transparent)]
+    Models(#[from] kanon_models::Error),
+    #[error("{path}: cannot load the tokenizer")]
+    Tokenizer {
+        path: PathBuf,
+        #[source]
+        source: BoxError,
+    },
+    #[error("tokenizing a text")]
+    Encode(#[source] BoxError),
     #[error("the tokenizer has no {0:?} token")]
     MissingSpecialToken(String),
-    #[error("{path}: model config: {message}")]
+    /// A model config, labels file or training config that cannot be used.
+    #[error("{path}: {message}")]
     Config { path: PathBuf, message: String },
+    /// The state an interrupted run left cannot be resumed.
     #[error("{path}: resuming: {message}")]
     Resume { path: PathBuf, message: String },
-    #[error("{path}: weights: {message}")]
-    Weights { path: PathBuf, message: String },
+    /// A weights or optimiser-state file that cannot be read or written.
+    #[error("{path}: cannot {action}")]
+    Store {
+        path: PathBuf,
+        /// `read the weights`, `write the optimiser state`, …
+        action: &'static str,
+        #[source]
+        source: BoxError,
+    },
+    /// Weights that do not fit the model (missing tensors, wrong shapes).
+    #[error("{path}: weights: {problem}")]
+    Weights { path: PathBuf, problem: String },
+    /// A tensor's values could not be read back from the device.
+    #[error("reading a tensor's values")]
+    TensorData(#[source] BoxError),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// A store failure on `path` while doing `action`, keeping the store's error as the source.
+    pub fn store<E>(path: impl Into<PathBuf>, action: &'static str) -> impl FnOnce(E) -> Error
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let path = path.into();
+        move |source| Error::Store {
+            path,
+            action,
+            source: Box::new(source),
+        }
+    }
+}

@@ -1,6 +1,16 @@
-//! kanon's token tagger. This crate holds what every tagger shares: label schemes, tokenisation with
-//! character offsets (the `tokenizers` crate), span ↔ word-piece label alignment, windows for long
-//! documents and the merge of their predictions.
+//! kanon's detector: a BERT token tagger, in burn, fine-tuned on a distantly labeled corpus to find
+//! the spans a text must mask.
+//!
+//! - [`model`]: BERT as a token tagger (`BertConfig::init(&device) -> BertTagger`; `forward`
+//!   documents its tensor shapes); [`weights`]: a Hugging Face checkpoint's tensors mapped onto it.
+//! - [`labels`]: the label schemes (typed BIO over TAB's eight entity types, or `MASK`);
+//!   [`data`]: tokenisation with character offsets, span ↔ word-piece label alignment, windows and
+//!   their merge, tidying of decoded spans; [`dataset`]: training windows and batches.
+//! - [`train`]: a [`train::TrainJob`] (AdamW, warm-up and decay, dev F1 each epoch, early stopping,
+//!   resumable state); [`checkpoint`]: the directory it writes (config beside weights, versioned
+//!   labels file).
+//! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
+//!   [`detect`]: a [`detect::DetectJob`] over documents, writing spans JSONL.
 //!
 //! ```
 //! use kanon_core::{EntityType, Span};
@@ -11,19 +21,24 @@
 //! let pieces = [Span::new(0, 3), Span::new(4, 6), Span::new(6, 9), Span::new(10, 15)];
 //! let labels = align_labels(&pieces, &[(Span::new(0, 9), Some(EntityType::Person))], LabelScheme::Typed);
 //! assert_eq!(LabelScheme::Typed.names()[labels[1] as usize], "I-PERSON");
+//! // Predicted labels back to a character span, with its type and mean probability.
 //! let spans = decode_spans(&pieces, &labels, &[], LabelScheme::Typed);
 //! assert_eq!(spans, vec![(Span::new(0, 9), Some(EntityType::Person), 1.0)]);
 //! ```
 
+pub mod checkpoint;
 pub mod data;
 pub mod dataset;
+pub mod detect;
 pub mod error;
 pub mod inference;
 pub mod labels;
 pub mod model;
 pub mod train;
-pub mod training;
 pub mod weights;
 
+pub use detect::{DetectConfig, DetectJob, SpansFormat};
 pub use error::{Error, Result};
+pub use inference::{Decision, Tagger};
 pub use labels::{Label, LabelScheme};
+pub use train::{TrainConfig, TrainJob};

@@ -13,6 +13,7 @@ use burn::nn::{
 };
 use burn::tensor::activation::gelu;
 use burn::tensor::{Bool, Device, Int, Tensor};
+use kanon_core::PathContext;
 use serde::Deserialize;
 
 use crate::error::Error;
@@ -74,23 +75,24 @@ fn default_dropout() -> f64 {
 impl BertConfig {
     /// Reads a Hugging Face BERT `config.json`, with `num_labels` tagging labels.
     pub fn from_hf_file(path: &Path, num_labels: usize) -> crate::Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| kanon_core::Error::io(path, e))?;
+        let text = std::fs::read_to_string(path).with_path(path)?;
         let hf: HfConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
             path: path.to_owned(),
-            message: e.to_string(),
+            message: format!("model config: {e}"),
         })?;
         if let Some(act) = hf.hidden_act.as_deref().filter(|a| *a != "gelu") {
             return Err(Error::Config {
                 path: path.to_owned(),
                 message: format!(
-                    "hidden_act {act:?} is not supported (kanon's BERT uses the exact gelu)"
+                    "model config: hidden_act {act:?} is not supported (kanon's BERT uses the exact gelu)"
                 ),
             });
         }
         if !hf.hidden_size.is_multiple_of(hf.num_attention_heads) {
             return Err(Error::Config {
                 path: path.to_owned(),
-                message: "hidden_size is not a multiple of num_attention_heads".into(),
+                message: "model config: hidden_size is not a multiple of num_attention_heads"
+                    .into(),
             });
         }
         Ok(BertConfig {

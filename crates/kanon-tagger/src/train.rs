@@ -1,30 +1,82 @@
 //! Fine-tuning a pretrained BERT on a labeled corpus: AdamW with linear warm-up and decay, batches by
 //! token budget, dev evaluation each epoch with early stopping on dev F1; the best model is saved
-//! with its config, labels and tokenizer.
+//! with its config, labels and tokenizer. A run saves its state as it goes and resumes from it.
+//!
+//! [`run`] does a [`TrainJob`]; [`masked_cross_entropy`] and [`train_step`] are its pieces.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::optim::{AdamWConfig, ModuleOptimizer, OptimizerRecord};
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, OptimizerRecord};
 use burn::store::{BurnpackStore, ModuleSnapshot};
-use burn::tensor::{Device, Tensor, TensorData};
-use kanon_core::Progress;
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_core::corpus::CorpusDocument;
+use kanon_core::{PathContext, Progress};
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::{LabelsFile, TRAIN_CONFIG_FILE};
 use crate::data::TaggerTokenizer;
-use crate::dataset::{
-    CorpusDocument, Example, Windowing, batches_by_budget, examples, read_corpus, to_batch,
-};
+use crate::dataset::{Batch, Example, Windowing, batches_by_budget, examples, to_batch};
 use crate::error::{Error, Result};
-use crate::inference::{Decision, predict_with, save_checkpoint, write_json};
+use crate::inference::Tagger;
 use crate::labels::LabelScheme;
 use crate::model::BertTagger;
-use crate::training::train_step;
 use crate::weights::load_pretrained;
 
-/// The knobs of a training run (saved beside the weights as `train_config.json`).
+/// Cross-entropy over the word pieces that carry a label, each weighted by its label's class weight:
+/// `Σ w[y] · −log p(y) / Σ w[y]` over pieces where `labeled` is true.
+///
+/// - `logits`: `[batch, seq, labels]`; `targets`: `[batch, seq]`; `labeled`: `[batch, seq]`
+///   (false on `[CLS]`, `[SEP]` and padding); `class_weights`: `[labels]`.
+/// - returns `[1]`.
+pub fn masked_cross_entropy(
+    logits: Tensor<3>,
+    targets: Tensor<2, Int>,
+    labeled: Tensor<2, Bool>,
+    class_weights: Tensor<1>,
+) -> Tensor<1> {
+    let [batch, seq, labels] = logits.dims();
+    let log_probs = log_softmax(logits, 2);
+    let picked = log_probs
+        .gather(2, targets.clone().reshape([batch, seq, 1]))
+        .reshape([batch, seq]);
+    let weights = class_weights
+        .reshape([1, labels])
+        .repeat_dim(0, batch * seq)
+        .gather(1, targets.reshape([batch * seq, 1]))
+        .reshape([batch, seq])
+        .mask_fill(labeled.bool_not(), 0.0);
+    let total = weights.clone().sum();
+    (picked * weights).sum().neg() / total.clamp_min(1e-12)
+}
+
+/// One AdamW (or any optimiser) step on a batch, its loss weighted by `class_weights`
+/// (`[labels]`); returns the updated model and the batch loss.
+pub fn train_step(
+    model: BertTagger,
+    optimizer: &mut ModuleOptimizer,
+    learning_rate: f64,
+    batch: &Batch,
+    class_weights: &Tensor<1>,
+) -> (BertTagger, f32) {
+    let logits = model.forward(batch.input_ids.clone(), batch.padding.clone());
+    let loss = masked_cross_entropy(
+        logits,
+        batch.targets.clone(),
+        batch.labeled.clone(),
+        class_weights.clone(),
+    );
+    let value = loss.clone().into_scalar::<f32>();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    (optimizer.step(learning_rate, model, grads), value)
+}
+
+/// The knobs of a training run (saved beside the weights as `train_config.json`). As a file, a
+/// key left out takes its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
     pub learning_rate: f64,
     pub epochs: usize,
@@ -43,12 +95,7 @@ pub struct TrainConfig {
     pub patience: usize,
     /// Save the run's state (weights, optimiser, position) every this many steps, so `--resume`
     /// continues an interrupted run; 0 saves only at epoch ends.
-    #[serde(default = "default_checkpoint_every")]
     pub checkpoint_every: usize,
-}
-
-fn default_checkpoint_every() -> usize {
-    200
 }
 
 impl Default for TrainConfig {
@@ -66,8 +113,46 @@ impl Default for TrainConfig {
             scheme: LabelScheme::Typed,
             entity_weight: 1.0,
             patience: 1,
-            checkpoint_every: default_checkpoint_every(),
+            checkpoint_every: 200,
         }
+    }
+}
+
+impl TrainConfig {
+    /// Reads a config file (TOML, or JSON as `train_config.json` is).
+    pub fn load(path: &Path) -> Result<Self> {
+        Ok(kanon_core::config::load(path)?)
+    }
+
+    /// Writes the config (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
+    }
+}
+
+/// A training run: a pretrained BERT fine-tuned on a corpus, the best model written to `out`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainJob {
+    /// A model of the cache (`all-minilm-l6-v2`) or a BERT checkpoint directory.
+    pub pretrained: String,
+    /// A corpus directory written by `kanon label` (`train.jsonl`, `dev.jsonl`, `manifest.json`).
+    pub corpus: PathBuf,
+    /// The checkpoint directory to write.
+    pub out: PathBuf,
+    #[serde(default)]
+    pub config: TrainConfig,
+}
+
+impl TrainJob {
+    /// Reads a job file (TOML or JSON).
+    pub fn load(path: &Path) -> Result<Self> {
+        Ok(kanon_core::config::load(path)?)
+    }
+
+    /// Writes the job file (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
     }
 }
 
@@ -89,6 +174,35 @@ pub struct TrainReport {
     pub resumed_at_step: Option<usize>,
     /// Stopped by [`TrainOptions::should_stop`]; the state is saved for `--resume`.
     pub interrupted: bool,
+}
+
+impl TrainReport {
+    /// What the run did, as a person reads it; `out` is the checkpoint directory.
+    pub fn render(&self, out: &Path) -> String {
+        if self.interrupted {
+            return format!(
+                "interrupted after step {}: state saved in {}; continue with the same command and --resume\n",
+                self.steps,
+                resume_dir(out).display()
+            );
+        }
+        format!(
+            "trained {} steps ({} epochs, {} windows) in {:.0}s, {:.0} tokens/s; loss {:.3} -> {:.3}; dev F1 by epoch {:?}; best {:.3} -> {}\n",
+            self.steps,
+            self.epochs_run,
+            self.train_examples,
+            self.seconds,
+            self.tokens_per_second,
+            self.first_loss,
+            self.last_loss,
+            self.dev_f1_by_epoch
+                .iter()
+                .map(|f| (f * 1000.0).round() / 1000.0)
+                .collect::<Vec<_>>(),
+            self.best_dev_f1,
+            out.display()
+        )
+    }
 }
 
 /// Exact-span F1 of predictions against the corpus's spans (types ignored).
@@ -214,13 +328,13 @@ fn save_state(
             .overwrite(true);
         model
             .save_into(&mut store)
-            .map_err(|e| resume_error(&weights, e.to_string()))?;
+            .map_err(Error::store(&weights, "write the weights"))?;
         let moments = tmp.join(STATE_OPTIMIZER_FILE);
         optimizer
             .to_record()
             .save(&moments)
-            .map_err(|e| resume_error(&moments, e.to_string()))?;
-        write_json(&tmp.join(STATE_FILE), state)
+            .map_err(Error::store(&moments, "write the optimiser state"))?;
+        Ok(kanon_core::config::save(&tmp.join(STATE_FILE), state)?)
     })
 }
 
@@ -231,8 +345,7 @@ fn load_state(
     optimizer: ModuleOptimizer,
 ) -> Result<(RunState, BertTagger, ModuleOptimizer)> {
     let state_path = dir.join(STATE_FILE);
-    let text = std::fs::read_to_string(&state_path)
-        .map_err(|e| Error::Core(kanon_core::Error::io(&state_path, e)))?;
+    let text = std::fs::read_to_string(&state_path).with_path(&state_path)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| resume_error(&state_path, e.to_string()))?;
     let version = value.get("format_version").and_then(|v| v.as_u64());
@@ -259,7 +372,7 @@ fn load_state(
     let mut store = BurnpackStore::from_file(&weights).auto_extension(false);
     let applied = model
         .load_from(&mut store)
-        .map_err(|e| resume_error(&weights, e.to_string()))?;
+        .map_err(Error::store(&weights, "read the weights"))?;
     if !applied.missing.is_empty() || !applied.errors.is_empty() {
         return Err(resume_error(
             &weights,
@@ -271,8 +384,8 @@ fn load_state(
         ));
     }
     let moments = dir.join(STATE_OPTIMIZER_FILE);
-    let record =
-        OptimizerRecord::load(&moments).map_err(|e| resume_error(&moments, e.to_string()))?;
+    let record = OptimizerRecord::load(&moments)
+        .map_err(Error::store(&moments, "read the optimiser state"))?;
     Ok((state, model, optimizer.load_record(record)))
 }
 
@@ -283,22 +396,24 @@ fn step_seed(seed: u64, step: usize) -> u64 {
         .wrapping_add(step as u64)
 }
 
-pub fn train(
-    pretrained: &Path,
-    corpus: &Path,
-    out: &Path,
-    config: &TrainConfig,
+/// Trains: reads the corpus (checking its format version), fine-tunes, evaluates on dev after
+/// each epoch and keeps the best model in `job.out`. Resumes from the state an interrupted run
+/// left when `options.resume` says so.
+pub fn run(
+    job: &TrainJob,
     options: &TrainOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<TrainReport> {
+    let pretrained = kanon_models::resolve_pretrained(&job.pretrained)?;
+    let (corpus, out, config) = (job.corpus.as_path(), job.out.as_path(), &job.config);
     let tokenizer_json: PathBuf = pretrained.join("tokenizer.json");
     let tokenizer = TaggerTokenizer::from_file(&tokenizer_json)?;
     let windowing = Windowing {
         max_len: config.max_len,
         overlap: config.overlap,
     };
-    let train_docs = read_corpus(&corpus.join("train.jsonl"))?;
-    let dev_docs = read_corpus(&corpus.join("dev.jsonl"))?;
+    let train_docs = kanon_core::corpus::read_split(corpus, "train")?;
+    let dev_docs = kanon_core::corpus::read_split(corpus, "dev")?;
     let mut train_examples: Vec<Example> = Vec::new();
     for doc in &train_docs {
         let tokenized = tokenizer.tokenize(&doc.text)?;
@@ -311,15 +426,14 @@ pub fn train(
         ));
     }
     if train_examples.is_empty() {
-        return Err(Error::Encode(format!(
-            "{}: no training examples",
-            corpus.join("train.jsonl").display()
-        )));
+        return Err(
+            kanon_core::Error::format(corpus.join("train.jsonl"), "no training examples").into(),
+        );
     }
 
     let device = Device::default().autodiff();
     device.seed(config.seed);
-    let (bert_config, model) = load_pretrained(pretrained, config.scheme.num_labels(), &device)?;
+    let (bert_config, model) = load_pretrained(&pretrained, config.scheme.num_labels(), &device)?;
     let optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)
         .init();
@@ -394,11 +508,8 @@ pub fn train(
                 model,
                 &mut optimizer,
                 schedule(state.step),
-                batch.input_ids,
-                batch.padding,
-                batch.targets,
-                batch.labeled,
-                class_weights.clone(),
+                &batch,
+                &class_weights,
             );
             model = next;
             state.first_loss.get_or_insert(loss);
@@ -421,19 +532,18 @@ pub fn train(
                 break 'epochs;
             }
         }
-        let inference_model = model.valid();
-        let inference_device = Device::default();
+        // The dev F1 is of the decoded pieces, untidied.
+        let tagger = Tagger::new(
+            model.valid(),
+            bert_config.clone(),
+            tokenizer.clone(),
+            LabelsFile::new(config.scheme, windowing),
+            &Device::default(),
+        )
+        .with_tidy(false);
         let mut predicted = Vec::with_capacity(dev_docs.len());
         for doc in &dev_docs {
-            let spans = predict_with(
-                &inference_model,
-                &tokenizer,
-                config.scheme,
-                windowing,
-                Decision::Argmax,
-                &doc.text,
-                &inference_device,
-            )?;
+            let spans = tagger.predict(&doc.text)?;
             predicted.push(
                 spans
                     .into_iter()
@@ -447,15 +557,8 @@ pub fn train(
             state.best = Some(f1);
             state.stale = 0;
             kanon_core::io::atomic_dir::<Error, _>(out, |dir| {
-                save_checkpoint(
-                    dir,
-                    &bert_config,
-                    &inference_model,
-                    config.scheme,
-                    windowing,
-                    &tokenizer_json,
-                )?;
-                write_json(&dir.join("train_config.json"), config)
+                tagger.save(dir, &tokenizer_json)?;
+                config.save(&dir.join(TRAIN_CONFIG_FILE))
             })?;
         } else {
             state.stale += 1;
@@ -472,8 +575,7 @@ pub fn train(
         }
     }
     if !interrupted && state_dir.exists() {
-        std::fs::remove_dir_all(&state_dir)
-            .map_err(|e| Error::Core(kanon_core::Error::io(&state_dir, e)))?;
+        std::fs::remove_dir_all(&state_dir).with_path(&state_dir)?;
     }
     let seconds = elapsed(&started);
     Ok(TrainReport {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
+use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore, SafetensorsStoreError};
 use burn::tensor::Device;
 
 use crate::error::{Error, Result};
@@ -62,7 +62,7 @@ pub fn load_pretrained(
     if !path.is_file() {
         return Err(Error::Weights {
             path,
-            message: "missing (a BERT checkpoint directory holds config.json, model.safetensors and tokenizer.json)".into(),
+            problem: "missing (a BERT checkpoint directory holds config.json, model.safetensors and tokenizer.json)".into(),
         });
     }
     let mut store = SafetensorsStore::from_file(&path)
@@ -71,10 +71,7 @@ pub fn load_pretrained(
     for (from, to) in KEY_MAP {
         store = store.with_key_remapping(*from, *to);
     }
-    let result = model.load_from(&mut store).map_err(|e| Error::Weights {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let result = model.load_from(&mut store).map_err(weights_error(&path))?;
     let missing: Vec<&str> = result
         .missing
         .iter()
@@ -85,7 +82,7 @@ pub fn load_pretrained(
         let errors: Vec<String> = result.errors.iter().map(|e| format!("{e:?}")).collect();
         return Err(Error::Weights {
             path,
-            message: format!(
+            problem: format!(
                 "missing tensors: [{}]; errors: [{}]",
                 missing.join(", "),
                 errors.join("; ")
@@ -93,4 +90,18 @@ pub fn load_pretrained(
         });
     }
     Ok((config, model))
+}
+
+/// A safetensors file whose tensors do not fit the model (a missing tensor, a wrong shape) is a
+/// [`Error::Weights`] problem saying which; one that cannot be read at all keeps the store's
+/// error as its source.
+pub fn weights_error(path: &Path) -> impl FnOnce(SafetensorsStoreError) -> Error + '_ {
+    move |error| match error {
+        SafetensorsStoreError::ValidationFailed(problem)
+        | SafetensorsStoreError::TensorNotFound(problem) => Error::Weights {
+            path: path.to_owned(),
+            problem,
+        },
+        other => Error::store(path, "read the weights")(other),
+    }
 }

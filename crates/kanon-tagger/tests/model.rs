@@ -6,8 +6,9 @@ use std::path::Path;
 
 use burn::optim::AdamWConfig;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_tagger::dataset::Batch;
 use kanon_tagger::model::BertConfig;
-use kanon_tagger::training::{masked_cross_entropy, train_step};
+use kanon_tagger::train::{masked_cross_entropy, train_step};
 use kanon_tagger::weights::load_pretrained;
 
 fn tiny() -> BertConfig {
@@ -91,18 +92,16 @@ fn a_few_adamw_steps_lower_the_loss() {
     );
     let labeled = bools(vec![true; 24], [2, 12], &device);
     let weights = Tensor::<1>::from_data(TensorData::new(vec![1.0f32, 2.0, 2.0], [3]), &device);
+    let batch = Batch {
+        input_ids: ids,
+        padding,
+        targets,
+        labeled,
+        tokens: 24,
+    };
     let mut losses = Vec::new();
     for _ in 0..30 {
-        let (next, loss) = train_step(
-            model,
-            &mut optimizer,
-            3e-3,
-            ids.clone(),
-            padding.clone(),
-            targets.clone(),
-            labeled.clone(),
-            weights.clone(),
-        );
+        let (next, loss) = train_step(model, &mut optimizer, 3e-3, &batch, &weights);
         model = next;
         losses.push(loss);
     }

@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use kanon_core::NoProgress;
 use kanon_tagger::inference::Tagger;
 use kanon_tagger::model::BertConfig;
-use kanon_tagger::train::{TrainConfig, TrainOptions, resume_dir, train};
+use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, resume_dir, run};
 
 /// burn's device RNG (dropout, initialisation) is process-wide: tests that compare runs for
 /// determinism must not let another test draw from it meanwhile.
@@ -165,6 +165,17 @@ fn write_corpus(dir: &Path) {
         .collect();
     std::fs::write(dir.join("train.jsonl"), lines[..20].join("\n")).unwrap();
     std::fs::write(dir.join("dev.jsonl"), lines[20..].join("\n")).unwrap();
+    std::fs::write(dir.join("manifest.json"), r#"{"corpus_format_version": 1}"#).unwrap();
+}
+
+/// A training job on the tiny pretrained model.
+fn job(pretrained: &Path, corpus: &Path, out: &Path, config: &TrainConfig) -> TrainJob {
+    TrainJob {
+        pretrained: pretrained.display().to_string(),
+        corpus: corpus.to_owned(),
+        out: out.to_owned(),
+        config: config.clone(),
+    }
 }
 
 fn config() -> TrainConfig {
@@ -184,11 +195,13 @@ fn trains_saves_and_reloads_deterministically() {
     write_pretrained(&dir.path().join("pretrained"));
     write_corpus(&dir.path().join("corpus"));
     let out = dir.path().join("ckpt");
-    let report = train(
-        &dir.path().join("pretrained"),
-        &dir.path().join("corpus"),
-        &out,
-        &config(),
+    let report = run(
+        &job(
+            &dir.path().join("pretrained"),
+            &dir.path().join("corpus"),
+            &out,
+            &config(),
+        ),
         &TrainOptions::default(),
         &NoProgress,
     )
@@ -238,11 +251,13 @@ fn trains_saves_and_reloads_deterministically() {
 
     // The same seed gives the same weights.
     let again = dir.path().join("ckpt2");
-    train(
-        &dir.path().join("pretrained"),
-        &dir.path().join("corpus"),
-        &again,
-        &config(),
+    run(
+        &job(
+            &dir.path().join("pretrained"),
+            &dir.path().join("corpus"),
+            &again,
+            &config(),
+        ),
         &TrainOptions::default(),
         &NoProgress,
     )
@@ -273,11 +288,8 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
         ..config()
     };
     let whole = dir.path().join("whole");
-    let report = train(
-        &pretrained,
-        &corpus,
-        &whole,
-        &config,
+    let report = run(
+        &job(&pretrained, &corpus, &whole, &config),
         &TrainOptions::default(),
         &NoProgress,
     )
@@ -291,11 +303,8 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
     // Stop mid-epoch, after step 3 (one step past a periodic save).
     let parts = dir.path().join("parts");
     let stop_at_3 = |step: usize| step == 3;
-    let first = train(
-        &pretrained,
-        &corpus,
-        &parts,
-        &config,
+    let first = run(
+        &job(&pretrained, &corpus, &parts, &config),
         &TrainOptions {
             resume: false,
             should_stop: Some(&stop_at_3),
@@ -307,11 +316,8 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
     assert!(resume_dir(&parts).join("state.json").exists());
 
     // Without --resume the saved state is not silently overwritten.
-    let refused = train(
-        &pretrained,
-        &corpus,
-        &parts,
-        &config,
+    let refused = run(
+        &job(&pretrained, &corpus, &parts, &config),
         &TrainOptions::default(),
         &NoProgress,
     )
@@ -327,10 +333,20 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
         resume: true,
         should_stop: None,
     };
-    let mismatch = train(&pretrained, &corpus, &parts, &other, &resume, &NoProgress).unwrap_err();
+    let mismatch = run(
+        &job(&pretrained, &corpus, &parts, &other),
+        &resume,
+        &NoProgress,
+    )
+    .unwrap_err();
     assert!(mismatch.to_string().contains("config"), "{mismatch}");
 
-    let rest = train(&pretrained, &corpus, &parts, &config, &resume, &NoProgress).unwrap();
+    let rest = run(
+        &job(&pretrained, &corpus, &parts, &config),
+        &resume,
+        &NoProgress,
+    )
+    .unwrap();
     assert_eq!(rest.resumed_at_step, Some(3));
     assert_eq!(rest.steps, report.steps);
     assert_eq!(rest.dev_f1_by_epoch, report.dev_f1_by_epoch);
@@ -366,7 +382,12 @@ fn a_corrupt_resume_state_is_a_clear_error() {
         resume: true,
         should_stop: None,
     };
-    let error = train(&pretrained, &corpus, &out, &config(), &resume, &NoProgress).unwrap_err();
+    let error = run(
+        &job(&pretrained, &corpus, &out, &config()),
+        &resume,
+        &NoProgress,
+    )
+    .unwrap_err();
     let message = error.to_string();
     assert!(
         message.contains("state.json") && message.contains("format_version"),

@@ -1,231 +1,25 @@
-//! `kanon bench index`: the index at scale on a synthetic population.
-//! - build: `kanon index build` run as a child process on a KG directory, timed, with its peak RSS;
-//! - intersections: p50/p99 latency of 2- and 3-term counts over terms of real people of the index;
-//! - gazetteer: MB/s over synthetic biographies, on one thread and on all.
-
 use std::io::Write;
-use std::time::Instant;
 
-use anyhow::{Result, ensure};
-use kanon_index::Index;
-use kanon_kg::synth::{SynthConfig, synthesize};
-use kanon_kg::{TermGenerator, Vocabulary, Whitelist};
-use rand::seq::IndexedRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
-use serde::Serialize;
+use anyhow::Result;
+use kanon_bench::index::{IndexBench, run as bench};
 
-use super::bench_setup::{WorkDir, build_index_in_child};
 use crate::cli::BenchIndexArgs;
-use crate::resources::{gib, peak_rss_self};
-
-#[derive(Debug, Serialize)]
-struct Figures {
-    people: usize,
-    threads: usize,
-    synth_seconds: f64,
-    build_seconds: f64,
-    build_people_per_second: f64,
-    build_peak_rss_bytes: u64,
-    terms: u64,
-    postings: u64,
-    open_seconds: f64,
-    reader_peak_rss_bytes: u64,
-    intersection2_p50_us: f64,
-    intersection2_p99_us: f64,
-    intersection3_p50_us: f64,
-    intersection3_p99_us: f64,
-    gazetteer_docs: usize,
-    gazetteer_mb: f64,
-    gazetteer_mb_per_s_one_thread: f64,
-    gazetteer_mb_per_s_all_threads: f64,
-    gazetteer_matches_per_doc: f64,
-}
 
 pub fn run(args: &BenchIndexArgs, out: &mut dyn Write) -> Result<()> {
-    let work = WorkDir::new(args.work_dir.as_deref())?;
-    let kg_dir = work.kg_dir(args.people, args.seed);
-    let index_dir = work.index_dir(args.people, args.seed);
-    let threads = rayon::current_num_threads();
-
-    // 1. The population (and biographies for a sample of it), written as a KG directory.
-    let started = Instant::now();
-    let doc_rate = (args.docs as f64 / args.people.max(1) as f64).min(1.0);
-    let (kg, docs) = synthesize(&SynthConfig {
-        people: args.people,
-        seed: args.seed,
-        doc_rate,
-    });
-    kanon_kg::store::write_kg_dir(&kg_dir, &kg, &[], vec![], Default::default())?;
-    let synth_seconds = started.elapsed().as_secs_f64();
-    writeln!(
+    let figures = bench(
+        &IndexBench {
+            kanon: kanon_bench::kanon_exe()?,
+            passes: args.passes,
+            people: args.people,
+            seed: args.seed,
+            queries: args.queries,
+            docs: args.docs,
+            work_dir: args.work_dir.clone(),
+        },
         out,
-        "synthesized {} people and {} biographies in {synth_seconds:.1}s",
-        kg.len(),
-        docs.len()
     )?;
-
-    // Terms of sampled people, for queries that ask what the labeler asks: combinations of one
-    // person's facts.
-    let whitelist = Whitelist::english();
-    let generator = TermGenerator::new(Vocabulary::embedded(), &whitelist);
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0x5eed);
-    let sampled: Vec<Vec<String>> = (0..args.queries.min(kg.len()).max(1))
-        .map(|_| {
-            let person = &kg.people[rng.random_range(0..kg.len())];
-            generator
-                .terms(person)
-                .into_iter()
-                .map(|t| t.term)
-                .collect()
-        })
-        .collect();
-    drop(kg);
-
-    // 2. Build in a child process: its own wall time and peak memory, as a user would see them.
-    let (build_seconds, build_peak_rss_bytes) = build_index_in_child(&kg_dir, &index_dir)?;
-
-    // 3. Intersections.
-    let started = Instant::now();
-    let index = Index::open(&index_dir)?;
-    let open_seconds = started.elapsed().as_secs_f64();
-    ensure!(
-        index.num_people() as usize == args.people,
-        "index holds every person"
-    );
-    let mut latencies = |arity: usize| -> Result<(f64, f64)> {
-        let mut times = Vec::with_capacity(args.queries);
-        let mut checked = 0;
-        while times.len() < args.queries {
-            let terms = sampled.choose(&mut rng).expect("sampled people");
-            if terms.len() < arity {
-                continue;
-            }
-            let picked: Vec<&String> = terms.choose_multiple(&mut rng, arity).collect();
-            let ids: Vec<u32> = picked.iter().filter_map(|t| index.term_id(t)).collect();
-            ensure!(
-                ids.len() == arity,
-                "every generated term is indexed: {picked:?}"
-            );
-            let t = Instant::now();
-            let count = index.intersection_count(&ids, u64::MAX);
-            times.push(t.elapsed().as_secs_f64() * 1e6);
-            // The person the terms came from has all of them.
-            ensure!(count >= 1, "intersection of one person's terms is empty");
-            if checked < 200 {
-                ensure!(
-                    count == index.intersection(&ids).len(),
-                    "count agrees with the set"
-                );
-                checked += 1;
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        Ok((percentile(&times, 0.5), percentile(&times, 0.99)))
-    };
-    let (p50_2, p99_2) = latencies(2)?;
-    let (p50_3, p99_3) = latencies(3)?;
-
-    // 4. Gazetteer throughput: the median of several passes (this machine's speed varies).
-    let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
-    let mut one_thread_times = Vec::new();
-    let mut all_threads_times = Vec::new();
-    let mut matches = 0;
-    let mut matches_par = 0;
-    for _ in 0..args.passes.max(1) {
-        let started = Instant::now();
-        matches = docs.iter().map(|d| index.find_terms(&d.text).len()).sum();
-        one_thread_times.push(started.elapsed().as_secs_f64());
-        let started = Instant::now();
-        matches_par = docs
-            .par_iter()
-            .map(|d| index.find_terms(&d.text).len())
-            .sum();
-        all_threads_times.push(started.elapsed().as_secs_f64());
-    }
-    one_thread_times.sort_by(f64::total_cmp);
-    all_threads_times.sort_by(f64::total_cmp);
-    let one_thread = percentile(&one_thread_times, 0.5);
-    let all_threads = percentile(&all_threads_times, 0.5);
-    ensure!(matches == matches_par, "parallel gazetteer agrees");
-    ensure!(
-        docs.is_empty() || matches >= docs.len(),
-        "every biography names its person"
-    );
-
-    let mb = bytes as f64 / 1e6;
-    let figures = Figures {
-        people: args.people,
-        threads,
-        synth_seconds,
-        build_seconds,
-        build_people_per_second: args.people as f64 / build_seconds,
-        build_peak_rss_bytes,
-        terms: index.meta().terms,
-        postings: index.meta().postings,
-        open_seconds,
-        reader_peak_rss_bytes: peak_rss_self().unwrap_or(0),
-        intersection2_p50_us: p50_2,
-        intersection2_p99_us: p99_2,
-        intersection3_p50_us: p50_3,
-        intersection3_p99_us: p99_3,
-        gazetteer_docs: docs.len(),
-        gazetteer_mb: mb,
-        gazetteer_mb_per_s_one_thread: mb / one_thread,
-        gazetteer_mb_per_s_all_threads: mb / all_threads,
-        gazetteer_matches_per_doc: matches as f64 / docs.len().max(1) as f64,
-    };
-    report(&figures, out)?;
     if let Some(path) = &args.json {
-        super::write_json_file(path, &figures)?;
+        kanon_core::io::write_json(path, &figures)?;
     }
-    Ok(())
-}
-
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
-}
-
-fn report(f: &Figures, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "people                 {}", f.people)?;
-    writeln!(out, "threads                {}", f.threads)?;
-    writeln!(
-        out,
-        "build (kanon index build, KG read included)  {:.1}s  {:.0} people/s  peak RSS {:.2} GiB",
-        f.build_seconds,
-        f.build_people_per_second,
-        gib(f.build_peak_rss_bytes)
-    )?;
-    writeln!(out, "terms / postings       {} / {}", f.terms, f.postings)?;
-    writeln!(
-        out,
-        "open (load postings + gazetteer)  {:.2}s, reader peak RSS {:.2} GiB",
-        f.open_seconds,
-        gib(f.reader_peak_rss_bytes)
-    )?;
-    writeln!(
-        out,
-        "2-term intersection    p50 {:.2} µs  p99 {:.2} µs",
-        f.intersection2_p50_us, f.intersection2_p99_us
-    )?;
-    writeln!(
-        out,
-        "3-term intersection    p50 {:.2} µs  p99 {:.2} µs",
-        f.intersection3_p50_us, f.intersection3_p99_us
-    )?;
-    writeln!(
-        out,
-        "gazetteer (median)     {:.1} MB/s on 1 thread, {:.1} MB/s on {} ({} docs, {:.1} MB, {:.1} matches/doc)",
-        f.gazetteer_mb_per_s_one_thread,
-        f.gazetteer_mb_per_s_all_threads,
-        f.threads,
-        f.gazetteer_docs,
-        f.gazetteer_mb,
-        f.gazetteer_matches_per_doc
-    )?;
     Ok(())
 }

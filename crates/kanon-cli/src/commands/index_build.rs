@@ -1,41 +1,21 @@
 use std::io::Write;
 
-use anyhow::{Context, Result};
-use kanon_index::IndexBuilder;
-use kanon_kg::Whitelist;
+use anyhow::Result;
+use kanon_index::job::{BuildJob, build};
 
 use crate::cli::IndexBuildArgs;
 use crate::progress::Bars;
 
 pub fn run(args: &IndexBuildArgs, out: &mut dyn Write) -> Result<()> {
-    let started = std::time::Instant::now();
-    let (kg, _) = kanon_kg::store::read_kg_dir(&args.kg)
-        .with_context(|| format!("reading KG {}", args.kg.display()))?;
-    let read_seconds = started.elapsed().as_secs_f64();
-    let mut whitelist = if args.replace_whitelist {
-        Whitelist::default()
-    } else {
-        Whitelist::english()
+    let job = BuildJob {
+        kg: args.kg.clone(),
+        out: args.out.clone(),
+        whitelist: args.whitelist.clone(),
+        replace_whitelist: args.replace_whitelist,
     };
-    if let Some(path) = &args.whitelist {
-        whitelist.extend(Whitelist::from_file(path)?);
-    }
     let bars = Bars::new();
-    let meta = IndexBuilder::new()
-        .whitelist(whitelist)
-        .source(args.kg.display().to_string())
-        .build(&kg, &args.out, &bars)
-        .with_context(|| format!("building index {}", args.out.display()))?;
+    let summary = build(&job, &bars)?;
     bars.finish();
-    writeln!(
-        out,
-        "indexed {} people: {} terms, {} postings in {:.1}s (KG read {:.1}s) -> {}",
-        meta.people,
-        meta.terms,
-        meta.postings,
-        meta.build_seconds + read_seconds,
-        read_seconds,
-        args.out.display()
-    )?;
+    write!(out, "{}", summary.render())?;
     Ok(())
 }

@@ -1,13 +1,12 @@
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use kanon_index::Index;
 
 use crate::cli::IndexLookupArgs;
 
 pub fn run(args: &IndexLookupArgs, out: &mut dyn Write) -> Result<()> {
-    let index =
-        Index::open(&args.index).with_context(|| format!("opening {}", args.index.display()))?;
+    let index = Index::open(&args.index)?;
     let found = match (args.prefix, args.fuzzy) {
         (true, _) => index.prefix(&args.term, args.limit)?,
         (false, Some(distance)) => index.fuzzy(&args.term, distance, args.limit)?,

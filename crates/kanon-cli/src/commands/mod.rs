@@ -1,8 +1,6 @@
-//! One file per subcommand.
+//! One file per subcommand: each resolves its settings and calls a library crate.
 
 use std::io::Write;
-
-use std::path::Path;
 
 use anyhow::Result;
 
@@ -11,7 +9,6 @@ use crate::cli::{BenchCommand, Cli, Command, EvalCommand, IndexCommand, KgComman
 mod bench_index;
 mod bench_label;
 mod bench_llm;
-mod bench_setup;
 mod bench_tagger;
 mod detect;
 mod eval_spans;
@@ -61,15 +58,5 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
     }?;
     out.flush()?;
-    Ok(())
-}
-
-/// Writes `value` as pretty JSON with a final newline, atomically (a temporary file, then a rename):
-/// the `--json` figures of the benchmarks and the sanitizer's `--summary`.
-fn write_json_file<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    kanon_core::io::atomic_write(path, |w| {
-        serde_json::to_writer_pretty(&mut *w, value)?;
-        w.write_all(b"\n")
-    })?;
     Ok(())
 }

@@ -2,8 +2,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use kanon_core::Document;
-use kanon_index::{Index, IndexBuilder};
-use kanon_label::LabelerConfig;
+use kanon_index::{BuildJob, Index, MatchRow, QueryReport};
 use kanon_label::corpus::{CorpusFormat, LabelJob};
 
 use crate::cli::QuickstartArgs;
@@ -11,7 +10,7 @@ use crate::progress::Bars;
 
 /// The README's main command: every stage on the bundled sample, each output under `--out`.
 pub fn run(args: &QuickstartArgs, out: &mut dyn Write) -> Result<()> {
-    let (kg, _) = kanon_kg::store::read_kg_dir(&args.kg).with_context(|| {
+    let meta = kanon_kg::store::read_meta(&args.kg).with_context(|| {
         format!(
             "reading the sample KG {} (run from the repository root)",
             args.kg.display()
@@ -21,22 +20,20 @@ pub fn run(args: &QuickstartArgs, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "== 1. index: {} people from {}",
-        kg.len(),
+        meta.people,
         args.kg.display()
     )?;
     let bars = Bars::new();
-    let meta = IndexBuilder::new()
-        .source(args.kg.display().to_string())
-        .build(&kg, &index_dir, &bars)?;
+    let built = kanon_index::job::build(&BuildJob::new(&args.kg, &index_dir), &bars)?;
     bars.finish();
     writeln!(
         out,
         "built {} in {:.2}s",
         index_dir.display(),
-        meta.build_seconds
+        built.meta.build_seconds
     )?;
     let index = Index::open(&index_dir)?;
-    super::index_stats::stats(&index, false, out)?;
+    write!(out, "{}", index.stats().render())?;
 
     let first: Document = kanon_core::io::read_jsonl::<Document>(&args.docs)?
         .next()
@@ -44,7 +41,9 @@ pub fn run(args: &QuickstartArgs, out: &mut dyn Write) -> Result<()> {
         .1;
     writeln!(out, "\n== 2. gazetteer: KG terms in document {}", first.id)?;
     writeln!(out, "{}", first.text)?;
-    super::index_match::print_matches(&index, &first.text, false, false, out)?;
+    for row in MatchRow::find(&index, &first.text, false) {
+        write!(out, "{}", row.render())?;
+    }
 
     let found: Vec<String> = index
         .find_terms(&first.text)
@@ -57,7 +56,7 @@ pub fn run(args: &QuickstartArgs, out: &mut dyn Write) -> Result<()> {
         "\n== 3. how many people share the first {} of them",
         found.len()
     )?;
-    super::index_query::query(&index, &found, out)?;
+    write!(out, "{}", QueryReport::new(&index, &found).render())?;
     drop(index);
 
     let corpus_dir = args.out.join("corpus");
@@ -67,18 +66,13 @@ pub fn run(args: &QuickstartArgs, out: &mut dyn Write) -> Result<()> {
         args.docs.display()
     )?;
     let job = LabelJob {
-        index_dir,
-        docs: args.docs.clone(),
-        out: corpus_dir.clone(),
-        config: LabelerConfig::default(),
         format: CorpusFormat::Conll,
-        shard_size: 10_000,
+        ..LabelJob::new(index_dir, &args.docs, &corpus_dir)
     };
     let bars = Bars::new();
-    let started = std::time::Instant::now();
-    let manifest = kanon_label::corpus::run(&job, &bars)?;
+    let labeled = kanon_label::corpus::run(&job, &bars)?;
     bars.finish();
-    super::label::summary(&manifest, started.elapsed().as_secs_f64(), &corpus_dir, out)?;
+    write!(out, "{}", labeled.render())?;
     writeln!(
         out,
         "\n== 5. why document {} was masked as it was",

@@ -6,6 +6,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use kanon_core::Document;
+use kanon_core::PathContext;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 
@@ -56,7 +57,7 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
         let reader = super::open_maybe_compressed(path)?;
         for (i, line) in reader.lines().enumerate() {
             let line_no = i as u64 + 1;
-            let text = line.map_err(|e| Error::io(path, e))?;
+            let text = line.with_path(path)?;
             if text.trim().is_empty() {
                 continue;
             }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use kanon_core::Document;
+use kanon_core::PathContext;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -126,7 +127,7 @@ pub fn import(format: Format, inputs: &[PathBuf], options: &ImportOptions) -> Re
 
 /// Opens a possibly compressed input (`.gz`, `.bz2`, else plain) for buffered reading.
 pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = std::fs::File::open(path).with_path(path)?;
     let name = path.to_string_lossy();
     let reader: Box<dyn Read + Send> = if name.ends_with(".gz") {
         Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))

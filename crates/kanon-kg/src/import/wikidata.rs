@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use kanon_core::PathContext;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 
@@ -146,7 +147,7 @@ fn for_each_entity_line(
     loop {
         buf.clear();
         line_no += 1;
-        let n = reader.read_line(&mut buf).map_err(|e| Error::io(path, e))?;
+        let n = reader.read_line(&mut buf).with_path(path)?;
         if n == 0 {
             return Ok(());
         }

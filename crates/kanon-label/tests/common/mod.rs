@@ -22,7 +22,7 @@ use kanon_core::{Document, NoProgress};
 use kanon_index::{Index, IndexBuilder};
 use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
 use kanon_label::document::{Labeled, label_document};
-use kanon_label::{LabelerConfig, Strategy};
+use kanon_label::{LabelerConfig, MaskStrategy};
 
 const PEOPLE: [(&str, &str, &str, &str, &str); 12] = [
     ("Q1", "Lilian Albano", "1961-03-14", "Marrowgate", "chemist"),
@@ -92,7 +92,7 @@ pub fn config(k: u64) -> LabelerConfig {
     LabelerConfig {
         k,
         max_arity: 3,
-        strategy: Strategy::Greedy,
+        strategy: MaskStrategy::Greedy,
         seed: 0,
     }
 }

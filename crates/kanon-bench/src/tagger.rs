@@ -1,0 +1,332 @@
+//! `kanon bench tagger`: the BERT tagger's inference documents/s and training tokens/s with peak
+//! RSS, each measured in a child process of its own so that its peak memory is its alone.
+//! `scripts/bench_tagger_torch.py` measures PyTorch + transformers the same way (same documents,
+//! windows, batch shape, optimiser) for the comparison in the README.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use burn::optim::AdamWConfig;
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_core::PathContext;
+use kanon_core::io::read_documents;
+use kanon_models::resolve_pretrained;
+use kanon_tagger::checkpoint::LabelsFile;
+use kanon_tagger::data::TaggerTokenizer;
+use kanon_tagger::dataset::{Batch, Windowing};
+use kanon_tagger::train::train_step;
+use kanon_tagger::weights::load_pretrained;
+use kanon_tagger::{LabelScheme, Tagger};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use crate::Result;
+use crate::resources::{gib, peak_rss_self};
+use crate::work::child_error;
+
+/// What `kanon bench tagger` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Inference,
+    Training,
+    /// Each in a child process of its own.
+    Both,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Inference => "inference",
+            Mode::Training => "training",
+            Mode::Both => "both",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
+        match name {
+            "inference" => Ok(Mode::Inference),
+            "training" => Ok(Mode::Training),
+            "both" => Ok(Mode::Both),
+            other => Err(format!(
+                "unknown mode {other:?} (expected inference, training or both)"
+            )),
+        }
+    }
+}
+
+/// The knobs of `kanon bench tagger`.
+#[derive(Debug, Clone)]
+pub struct TaggerBench {
+    /// The `kanon` binary that runs each mode of [`Mode::Both`].
+    pub kanon: PathBuf,
+    pub mode: Mode,
+    /// A cached model name or a BERT checkpoint directory.
+    pub pretrained: String,
+    /// Documents for inference (JSONL or TAB schema); default: the wiki553 dev set when
+    /// `../shared` is there, else the bundled sample corpus.
+    pub docs: Option<PathBuf>,
+    /// Inference window in word pieces.
+    pub max_len: usize,
+    /// Padded pieces per batch for the bucketed inference (as `kanon detect --token-budget`).
+    pub token_budget: usize,
+    /// Timed training steps.
+    pub steps: usize,
+    /// Untimed training steps first.
+    pub warmup_steps: usize,
+    /// Training batch: sequences × pieces.
+    pub batch: usize,
+    pub seq: usize,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct InferenceFigures {
+    docs: usize,
+    pieces: usize,
+    windows: usize,
+    /// One document at a time, its windows in one batch (what the PyTorch script does).
+    seconds: f64,
+    docs_per_second: f64,
+    pieces_per_second: f64,
+    /// Windows of all documents sorted by length and batched up to `token_budget` padded pieces
+    /// (what `kanon detect` does).
+    bucketed_token_budget: usize,
+    bucketed_seconds: f64,
+    bucketed_docs_per_second: f64,
+    peak_rss_bytes: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct TrainingFigures {
+    batch: usize,
+    seq: usize,
+    steps: usize,
+    seconds: f64,
+    tokens_per_second: f64,
+    seconds_per_step: f64,
+    peak_rss_bytes: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Figures {
+    pub runtime: String,
+    pub threads: usize,
+    pub inference: Option<InferenceFigures>,
+    pub training: Option<TrainingFigures>,
+}
+
+/// Runs the benchmark, writing its figures to `out`.
+pub fn run(args: &TaggerBench, out: &mut dyn Write) -> Result<Figures> {
+    let figures = match args.mode {
+        Mode::Inference => Figures {
+            runtime: "kanon (burn flex)".into(),
+            threads: rayon::current_num_threads(),
+            inference: Some(inference(args)?),
+            training: None,
+        },
+        Mode::Training => Figures {
+            runtime: "kanon (burn flex)".into(),
+            threads: rayon::current_num_threads(),
+            inference: None,
+            training: Some(training(args)?),
+        },
+        Mode::Both => Figures {
+            runtime: "kanon (burn flex)".into(),
+            threads: rayon::current_num_threads(),
+            inference: child(args, "inference")?.inference,
+            training: child(args, "training")?.training,
+        },
+    };
+    if let Some(inference) = &figures.inference {
+        writeln!(
+            out,
+            "inference: {} docs ({} word pieces, {} windows of ≤ {}): one document at a time {:.1}s = {:.2} docs/s ({:.0} pieces/s); bucketed by length (≤ {} pieces a batch) {:.1}s = {:.2} docs/s; peak RSS {:.2} GiB",
+            inference.docs,
+            inference.pieces,
+            inference.windows,
+            args.max_len,
+            inference.seconds,
+            inference.docs_per_second,
+            inference.pieces_per_second,
+            inference.bucketed_token_budget,
+            inference.bucketed_seconds,
+            inference.bucketed_docs_per_second,
+            gib(inference.peak_rss_bytes)
+        )?;
+    }
+    if let Some(training) = &figures.training {
+        writeln!(
+            out,
+            "training: {} steps of {}×{} tokens in {:.1}s = {:.0} tokens/s ({:.2} s/step); peak RSS {:.2} GiB",
+            training.steps,
+            training.batch,
+            training.seq,
+            training.seconds,
+            training.tokens_per_second,
+            training.seconds_per_step,
+            gib(training.peak_rss_bytes)
+        )?;
+    }
+    Ok(figures)
+}
+
+/// Runs one mode in a child process (`kanon bench tagger --mode MODE --json FILE`) and reads
+/// back its figures.
+fn child(args: &TaggerBench, mode: &str) -> Result<Figures> {
+    let dir = tempfile::tempdir().with_path(std::env::temp_dir())?;
+    let json = dir.path().join("figures.json");
+    let mut command = Command::new(&args.kanon);
+    command
+        .args(["--threads", &rayon::current_num_threads().to_string()])
+        .args(["bench", "tagger", "--mode", mode])
+        .args(["--pretrained", &args.pretrained])
+        .args(["--max-len", &args.max_len.to_string()])
+        .args(["--token-budget", &args.token_budget.to_string()])
+        .args(["--steps", &args.steps.to_string()])
+        .args(["--warmup-steps", &args.warmup_steps.to_string()])
+        .args(["--batch", &args.batch.to_string()])
+        .args(["--seq", &args.seq.to_string()])
+        .arg("--json")
+        .arg(&json);
+    if let Some(docs) = &args.docs {
+        command.arg("--docs").arg(docs);
+    }
+    // The child's own report would repeat the parent's.
+    let name = format!("kanon bench tagger --mode {mode}");
+    let status = command
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| child_error(&name, e))?;
+    if !status.success() {
+        return Err(child_error(&name, status));
+    }
+    let text = std::fs::read_to_string(&json).with_path(&json)?;
+    serde_json::from_str(&text).map_err(|e| kanon_core::Error::format(&json, e.to_string()).into())
+}
+
+/// The documents: `--docs`, else the wiki553 dev set when `../shared` is there, else the bundled
+/// sample corpus.
+fn docs_path(args: &TaggerBench) -> PathBuf {
+    if let Some(docs) = &args.docs {
+        return docs.clone();
+    }
+    let wiki = Path::new("../shared/data/wiki553/dev_100_tab_schema.json");
+    if wiki.exists() {
+        wiki.to_owned()
+    } else {
+        PathBuf::from("corpora/sample/docs.jsonl")
+    }
+}
+
+fn inference(args: &TaggerBench) -> Result<InferenceFigures> {
+    let pretrained = resolve_pretrained(&args.pretrained)?;
+    let path = docs_path(args);
+    let docs = read_documents(&path)?.docs;
+    if docs.is_empty() {
+        return Err(kanon_core::Error::format(&path, "no documents").into());
+    }
+    let tokenizer = TaggerTokenizer::from_file(&pretrained.join("tokenizer.json"))?;
+    let device = Device::default();
+    device.seed(0);
+    let scheme = LabelScheme::Typed;
+    let (config, model) = load_pretrained(&pretrained, scheme.num_labels(), &device)?;
+    let windowing = Windowing {
+        max_len: args.max_len,
+        overlap: 32.min(args.max_len / 4),
+    };
+    let mut pieces = 0;
+    let mut windows = 0;
+    for doc in &docs {
+        let n = tokenizer.tokenize(&doc.text)?.len();
+        pieces += n;
+        windows += windowing.windows(n).len();
+    }
+    // The decoded pieces, as `kanon detect --raw-spans` gives them: no tidying to time.
+    let tagger = Tagger::new(
+        model,
+        config,
+        tokenizer,
+        LabelsFile::new(scheme, windowing),
+        &device,
+    )
+    .with_tidy(false);
+    // One untimed document first: allocator and thread-pool warm-up.
+    tagger.predict(&docs[0].text)?;
+    let started = Instant::now();
+    for doc in &docs {
+        tagger.predict(&doc.text)?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+    let started = Instant::now();
+    tagger.predict_many(&texts, args.token_budget)?;
+    let bucketed_seconds = started.elapsed().as_secs_f64();
+    Ok(InferenceFigures {
+        docs: docs.len(),
+        pieces,
+        windows,
+        seconds,
+        docs_per_second: docs.len() as f64 / seconds,
+        pieces_per_second: pieces as f64 / seconds,
+        bucketed_token_budget: args.token_budget,
+        bucketed_seconds,
+        bucketed_docs_per_second: docs.len() as f64 / bucketed_seconds,
+        peak_rss_bytes: peak_rss_self().unwrap_or(0),
+    })
+}
+
+fn training(args: &TaggerBench) -> Result<TrainingFigures> {
+    let pretrained = resolve_pretrained(&args.pretrained)?;
+    let scheme = LabelScheme::Typed;
+    let labels = scheme.num_labels();
+    let device = Device::default().autodiff();
+    device.seed(0);
+    let (config, mut model) = load_pretrained(&pretrained, labels, &device)?;
+    let mut optimizer = AdamWConfig::new().with_weight_decay(0.01).init();
+    // A fixed batch of random pieces and labels: the same shape and work as a full batch of the
+    // training corpus, identical for the PyTorch script.
+    let (batch, seq) = (args.batch, args.seq);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    let ids: Vec<i64> = (0..batch * seq)
+        .map(|_| rng.random_range(1000..config.vocab_size as i64))
+        .collect();
+    let targets: Vec<i64> = (0..batch * seq)
+        .map(|_| rng.random_range(0..labels as i64))
+        .collect();
+    let padding = Tensor::<2, Bool>::from_data(
+        TensorData::new(vec![false; batch * seq], [batch, seq]),
+        &device,
+    );
+    let fixed = Batch {
+        input_ids: Tensor::<2, Int>::from_data(TensorData::new(ids, [batch, seq]), &device),
+        targets: Tensor::<2, Int>::from_data(TensorData::new(targets, [batch, seq]), &device),
+        labeled: padding.clone().bool_not(),
+        padding,
+        tokens: batch * seq,
+    };
+    let class_weights = Tensor::<1>::ones([labels], &device);
+    let mut step = |model| train_step(model, &mut optimizer, 2e-5, &fixed, &class_weights).0;
+    for _ in 0..args.warmup_steps {
+        model = step(model);
+    }
+    let started = Instant::now();
+    for _ in 0..args.steps {
+        model = step(model);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    drop(model);
+    Ok(TrainingFigures {
+        batch,
+        seq,
+        steps: args.steps,
+        seconds,
+        tokens_per_second: (batch * seq * args.steps) as f64 / seconds,
+        seconds_per_step: seconds / args.steps.max(1) as f64,
+        peak_rss_bytes: peak_rss_self().unwrap_or(0),
+    })
+}

@@ -1,0 +1,143 @@
+//! The spans interchange record: one JSONL line per document, `{"id", "spans": [{"start", "end",
+//! …}]}`, with character offsets. Detectors write it (`kanon detect`); the sanitizer and the
+//! evaluation read it, and so can they read a kanon corpus split, whose lines carry the same
+//! fields and more. TAB's system format (`{doc_id: [[start, end], …]}`) is read and written here
+//! too.
+//!
+//! ```
+//! use kanon_core::spans::{SpanRecord, SpansRecord};
+//! use kanon_core::EntityType;
+//!
+//! let line = r#"{"id": "d1", "spans": [{"start": 0, "end": 9, "label": "MASK", "type": "PERSON", "score": 0.9}]}"#;
+//! let record: SpansRecord = serde_json::from_str(line).unwrap();
+//! assert_eq!(record.spans[0].entity_type, Some(EntityType::Person));
+//! assert_eq!(serde_json::to_string(&record).unwrap(), line.replace(": ", ":").replace(", ", ","));
+//! ```
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::{EntityType, Span};
+
+/// One span of a [`SpansRecord`]. Readers need `start` and `end`; the other fields are optional
+/// and a line may carry more (a corpus's `term`, `postings`, `reason`), which readers ignore.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanRecord {
+    pub start: usize,
+    pub end: usize,
+    /// The tag a detector gives (`MASK`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Absent for detectors without types (the tagger's `mask` scheme).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub entity_type: Option<EntityType>,
+    /// Spans of one entity share it (TAB's `entity_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity_id: Option<String>,
+    /// The detector's confidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f32>,
+}
+
+impl SpanRecord {
+    /// A span with only its offsets.
+    pub fn new(start: usize, end: usize) -> Self {
+        SpanRecord {
+            start,
+            end,
+            label: None,
+            entity_type: None,
+            entity_id: None,
+            score: None,
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        Span::new(self.start, self.end.max(self.start))
+    }
+}
+
+/// The spans of one document: a line of a spans file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpansRecord {
+    pub id: String,
+    #[serde(default)]
+    pub spans: Vec<SpanRecord>,
+}
+
+/// Reads a spans file (JSONL), the spans of a document repeated on several lines joined.
+pub fn read_spans(path: &Path) -> Result<HashMap<String, Vec<SpanRecord>>> {
+    let mut by_id: HashMap<String, Vec<SpanRecord>> = HashMap::new();
+    for record in crate::io::read_jsonl::<SpansRecord>(path)? {
+        let (_, record) = record?;
+        by_id.entry(record.id).or_default().extend(record.spans);
+    }
+    Ok(by_id)
+}
+
+/// Writes spans records as JSONL.
+pub fn write_spans<W: Write>(writer: &mut W, records: &[SpansRecord]) -> std::io::Result<()> {
+    crate::io::write_jsonl(writer, records)
+}
+
+/// TAB's system format, `{doc_id: [[start, end], …]}` (what TAB's evaluation script reads), as
+/// read: pairs not yet checked ([`spans_of`] checks them).
+pub type SystemFormat = HashMap<String, Vec<[usize; 2]>>;
+
+/// Writes records in TAB's system format, one JSON object and a newline.
+pub fn write_system_format<W: Write>(
+    writer: &mut W,
+    records: &[SpansRecord],
+) -> std::io::Result<()> {
+    let system: serde_json::Map<String, serde_json::Value> = records
+        .iter()
+        .map(|record| {
+            (
+                record.id.clone(),
+                record
+                    .spans
+                    .iter()
+                    .map(|s| serde_json::json!([s.start, s.end]))
+                    .collect(),
+            )
+        })
+        .collect();
+    serde_json::to_writer(&mut *writer, &system)?;
+    writer.write_all(b"\n")
+}
+
+/// Reads TAB's system format. The pairs are checked by [`spans_of`], so that a caller can tell a
+/// file of another format (an error here) from a file of this one with a bad span.
+pub fn read_system_format(path: &Path) -> Result<SystemFormat> {
+    let reader = crate::io::open(path)?;
+    serde_json::from_reader(reader).map_err(|e| {
+        Error::format(
+            path,
+            format!(
+                "line {}: expected {{doc_id: [[start, end], …]}}: {e}",
+                e.line()
+            ),
+        )
+    })
+}
+
+/// Checks `[start, end]` pairs of document `id` read from `path`: each must be a non-empty span.
+pub fn spans_of(path: &Path, id: &str, pairs: Vec<[usize; 2]>) -> Result<Vec<Span>> {
+    pairs
+        .into_iter()
+        .map(|[start, end]| {
+            if start < end {
+                Ok(Span::new(start, end))
+            } else {
+                Err(Error::format(
+                    path,
+                    format!("document {id:?}: span [{start}, {end}] is empty or reversed"),
+                ))
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,299 @@
+//! `kanon sanitize` as a job: documents and their spans in, `{"id","text","edits"}` JSONL out.
+//! Written document by document to `OUT.partial` (each document's figures to
+//! `OUT.partial.runs`), so an interrupted run resumes where it stopped; the output is then
+//! written in input order, atomically. Model answers go through a [`ResponseCache`], so reruns
+//! are free and identical.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use kanon_core::io::{JsonlLog, read_documents, with_suffix};
+use kanon_core::spans::read_spans;
+use kanon_core::{EntityType, Progress};
+use kanon_llm::{CacheStats, CachedModel, ChatModel, LlmConfig, ResponseCache};
+use serde::{Deserialize, Serialize};
+
+use crate::config::SanitizerConfig;
+use crate::error::{Error, Result};
+use crate::group::Mention;
+use crate::sanitizer::{SanitizeStats, SanitizedDocument, Sanitizer};
+use crate::summary::SanitizeSummary;
+
+/// Where the spans to replace come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SpanSource {
+    /// A spans file (`kanon detect`'s output): `{"id","spans":[{"start","end","type",…}]}`; a
+    /// span without a type is MISC.
+    File { path: PathBuf },
+    /// The DIRECT and QUASI mentions of the TAB-schema documents, all annotators united, their
+    /// entities linked ([`kanon_core::tab::TabDocument::masked_mentions`]).
+    Gold,
+}
+
+/// Documents in, sanitized documents out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SanitizeJob {
+    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
+    pub docs: PathBuf,
+    pub spans: SpanSource,
+    /// Output JSONL `{"id","text","edits"}`.
+    pub out: PathBuf,
+    /// Also write the run's figures as JSON here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<PathBuf>,
+    /// Only the first N documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub sanitizer: SanitizerConfig,
+    /// The language model, opened only when the strategy generalizes; none: a generalizing
+    /// strategy fails on the first span that needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmConfig>,
+    #[serde(default)]
+    pub cache: ResponseCache,
+}
+
+impl SanitizeJob {
+    /// Reads a job file (TOML or JSON); its sanitizer config is validated.
+    pub fn load(path: &Path) -> Result<Self> {
+        let job: SanitizeJob = kanon_core::config::load(path)?;
+        job.sanitizer.validate().map_err(|e| match e {
+            Error::Config(problem) => Error::Core(kanon_core::Error::format(
+                path,
+                format!("sanitizer.{problem}"),
+            )),
+            other => other,
+        })?;
+        Ok(job)
+    }
+
+    /// Writes the job file (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
+    }
+}
+
+/// Per document, kept beside the partial output so that a resumed run still reports every
+/// document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct DocumentRun {
+    id: String,
+    seconds: f64,
+    cache: CacheStats,
+    stats: SanitizeStats,
+}
+
+/// Sanitizes the documents, resuming from `OUT.partial` when an earlier run left one.
+pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary> {
+    let started = Instant::now();
+    let config = &job.sanitizer;
+    config.validate()?;
+    let read = read_documents(&job.docs)?;
+    let mut docs = read.docs;
+    let mut spans: HashMap<String, Vec<Mention>> = match &job.spans {
+        SpanSource::File { path } => read_spans(path)?
+            .into_iter()
+            .map(|(id, spans)| {
+                let mentions = spans
+                    .into_iter()
+                    .map(|span| Mention {
+                        span: span.span(),
+                        entity_type: span.entity_type.unwrap_or(EntityType::Misc),
+                        entity_id: span.entity_id,
+                    })
+                    .collect();
+                (id, mentions)
+            })
+            .collect(),
+        SpanSource::Gold => {
+            let Some(tab) = &read.tab else {
+                return Err(Error::GoldNeedsTab {
+                    path: job.docs.clone(),
+                });
+            };
+            tab.iter()
+                .map(|doc| {
+                    let mentions = doc
+                        .masked_mentions()
+                        .into_iter()
+                        .map(|m| Mention {
+                            span: m.span,
+                            entity_type: m.entity_type,
+                            entity_id: Some(m.entity),
+                        })
+                        .collect();
+                    (doc.doc_id.clone(), mentions)
+                })
+                .collect()
+        }
+    };
+    if let Some(limit) = job.limit {
+        docs.truncate(limit);
+    }
+    let mut seen = HashSet::new();
+    for doc in &docs {
+        if !seen.insert(doc.id.as_str()) {
+            return Err(Error::DuplicateDocument {
+                path: job.docs.clone(),
+                id: doc.id.clone(),
+            });
+        }
+    }
+
+    // The model is opened only when the strategy can need one.
+    let model: Option<CachedModel<Box<dyn ChatModel>>> = match &job.llm {
+        Some(llm) if config.strategy.generalizes() => Some(job.cache.wrap(kanon_llm::open(llm)?)?),
+        _ => None,
+    };
+    let model_name = model.as_ref().map(|model| {
+        let id = model.id();
+        format!("{}:{}", id.backend, id.model)
+    });
+    let mut sanitizer = Sanitizer::new(config.clone())?;
+    if let Some(model) = &model {
+        sanitizer = sanitizer.with_model(model);
+    }
+
+    if let Some(parent) = job.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| kanon_core::Error::io(parent, e))?;
+    }
+    let partial_path = with_suffix(&job.out, ".partial");
+    let (mut partial, done) = JsonlLog::<SanitizedDocument>::open(&partial_path)?;
+    let (mut runs_log, earlier_runs) =
+        JsonlLog::<DocumentRun>::open(&with_suffix(&partial_path, ".runs"))?;
+    let done_ids: HashSet<String> = done.iter().map(|doc| doc.id.clone()).collect();
+    let mut runs: BTreeMap<String, DocumentRun> = earlier_runs
+        .into_iter()
+        .filter(|run| done_ids.contains(&run.id))
+        .map(|run| (run.id.clone(), run))
+        .collect();
+    let mut by_id: HashMap<String, SanitizedDocument> =
+        done.into_iter().map(|doc| (doc.id.clone(), doc)).collect();
+
+    progress.stage("sanitize", docs.len() as u64);
+    progress.advance(done_ids.len() as u64);
+    let resumed = docs.iter().filter(|doc| done_ids.contains(&doc.id)).count() as u64;
+    let mut total = SanitizeStats::default();
+    let mut document_seconds = 0.0;
+    for doc in &docs {
+        if done_ids.contains(&doc.id) {
+            continue;
+        }
+        let before = model.as_ref().map(CachedModel::stats).unwrap_or_default();
+        let doc_started = Instant::now();
+        let mentions = spans.remove(&doc.id).unwrap_or_default();
+        let sanitized = sanitizer.sanitize(&doc.id, &doc.text, &mentions)?;
+        let after = model.as_ref().map(CachedModel::stats).unwrap_or_default();
+        partial.append(&sanitized.document)?;
+        let run = DocumentRun {
+            id: doc.id.clone(),
+            seconds: doc_started.elapsed().as_secs_f64(),
+            cache: CacheStats {
+                hits: after.hits - before.hits,
+                misses: after.misses - before.misses,
+            },
+            stats: sanitized.stats,
+        };
+        runs_log.append(&run)?;
+        total.add(&run.stats);
+        document_seconds += run.seconds;
+        by_id.insert(doc.id.clone(), sanitized.document);
+        runs.insert(run.id.clone(), run);
+        progress.advance(1);
+        progress.message(&format!(
+            "{:.1} s/doc, {:.2} LLM calls/span",
+            document_seconds / total.documents.max(1) as f64,
+            total.llm_calls() as f64 / total.spans.max(1) as f64
+        ));
+    }
+
+    // Everything is done: the output in input order, atomically, then the partial files go.
+    let ordered: Vec<SanitizedDocument> = docs
+        .iter()
+        .filter_map(|doc| by_id.remove(&doc.id))
+        .collect();
+    kanon_core::io::atomic_write(&job.out, |writer| {
+        kanon_core::io::write_jsonl(writer, &ordered)
+    })?;
+    // The output is complete: a partial file left behind would only be redone work.
+    let _ = partial.remove();
+    let _ = runs_log.remove();
+
+    let mut summary = SanitizeSummary {
+        strategy: config.strategy.to_string(),
+        model: model_name,
+        documents: ordered.len() as u64,
+        resumed_documents: resumed,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        ..SanitizeSummary::default()
+    };
+    for doc in &ordered {
+        if let Some(run) = runs.get(&doc.id) {
+            summary.stats.add(&run.stats);
+            summary.cache_hits += run.cache.hits;
+            summary.cache_misses += run.cache.misses;
+            summary.document_seconds += run.seconds;
+        }
+    }
+    if let Some(path) = &job.summary {
+        kanon_core::io::write_json(path, &summary)?;
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_job_round_trips_through_its_file_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = [
+            SanitizeJob {
+                docs: "docs.jsonl".into(),
+                spans: SpanSource::File {
+                    path: "spans.jsonl".into(),
+                },
+                out: "out.jsonl".into(),
+                summary: Some("summary.json".into()),
+                limit: Some(20),
+                sanitizer: SanitizerConfig::builder()
+                    .strategy(crate::Strategy::MostSpecific)
+                    .temperature(0.7)
+                    .build()
+                    .unwrap(),
+                llm: Some(LlmConfig::from_cli("http://localhost:8000", Some("m")).unwrap()),
+                cache: ResponseCache::Dir("answers".into()),
+            },
+            SanitizeJob {
+                docs: "tab.json".into(),
+                spans: SpanSource::Gold,
+                out: "out.jsonl".into(),
+                summary: None,
+                limit: None,
+                sanitizer: SanitizerConfig::default(),
+                llm: None,
+                cache: ResponseCache::Off,
+            },
+        ];
+        for job in jobs {
+            for name in ["sanitize.toml", "sanitize.json"] {
+                let path = dir.path().join(name);
+                job.save(&path).unwrap();
+                assert_eq!(SanitizeJob::load(&path).unwrap(), job);
+            }
+        }
+        let path = dir.path().join("bad.toml");
+        std::fs::write(
+            &path,
+            "docs = \"d\"\nout = \"o\"\nspans = { from = \"gold\" }\n[sanitizer]\ncandidates = 0\n",
+        )
+        .unwrap();
+        let err = SanitizeJob::load(&path).unwrap_err().to_string();
+        assert!(err.contains("bad.toml: sanitizer.candidates = 0"), "{err}");
+    }
+}

@@ -1,0 +1,93 @@
+//! The figures of a sanitization run, as a person reads them and as JSON (`--summary`). Counts
+//! and times only: never a span's text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sanitizer::SanitizeStats;
+
+/// The figures a run reports.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SanitizeSummary {
+    pub strategy: String,
+    pub model: Option<String>,
+    pub documents: u64,
+    pub resumed_documents: u64,
+    pub stats: SanitizeStats,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    /// Seconds spent sanitizing, summed over documents (resumed ones included).
+    pub document_seconds: f64,
+    /// Seconds of this invocation, end to end (model loading included).
+    pub wall_seconds: f64,
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+impl SanitizeSummary {
+    /// The summary as a person reads it.
+    pub fn render(&self) -> String {
+        let stats = &self.stats;
+        let selected = stats.selected_spans();
+        let mut lines = vec![format!(
+            "sanitized {} documents ({} resumed from an earlier run), strategy {}{}",
+            self.documents,
+            self.resumed_documents,
+            self.strategy,
+            self.model
+                .as_ref()
+                .map(|model| format!(", model {model}"))
+                .unwrap_or_default()
+        )];
+        lines.push(format!(
+            "spans: {} in {} entities ({} overlapping spans dropped); labeled direct identifiers: {}; masked by the strategy: {}",
+            stats.spans,
+            stats.entities,
+            stats.overlapping_spans,
+            stats.direct_spans,
+            stats.masked_spans
+        ));
+        if selected > 0 {
+            let ranks: Vec<String> = stats
+                .chosen
+                .iter()
+                .enumerate()
+                .map(|(rank, &count)| format!("{}: {:.1} %", rank + 1, percent(count, selected)))
+                .collect();
+            lines.push(format!(
+                "generalized spans: {selected}; took candidate {}; fell back to the label: {:.1} % (every candidate guessed {:.1} %, no usable candidate {:.1} %)",
+                if ranks.is_empty() { "-".to_owned() } else { ranks.join(", ") },
+                percent(stats.all_guessed_spans + stats.no_candidate_spans, selected),
+                percent(stats.all_guessed_spans, selected),
+                percent(stats.no_candidate_spans, selected),
+            ));
+            lines.push(format!(
+                "date ladder: {} entities; model candidates dropped (revealing an original, copying the example, unfinished): {}",
+                stats.ladder_entities, stats.rejected_candidates
+            ));
+        }
+        let calls = stats.llm_calls();
+        lines.push(format!(
+            "LLM calls: {calls} ({} generation, {} attack): {:.2} per span, {:.2} per generalized span; cache: {} hits, {} misses",
+            stats.generation_calls,
+            stats.attack_calls,
+            calls as f64 / stats.spans.max(1) as f64,
+            calls as f64 / selected.max(1) as f64,
+            self.cache_hits,
+            self.cache_misses,
+        ));
+        lines.push(format!(
+            "time: {:.1} s sanitizing, {:.2} s per document, {:.2} spans/s; {:.1} s wall for this run",
+            self.document_seconds,
+            self.document_seconds / self.documents.max(1) as f64,
+            stats.spans as f64 / self.document_seconds.max(1e-9),
+            self.wall_seconds,
+        ));
+        lines.join("\n") + "\n"
+    }
+}

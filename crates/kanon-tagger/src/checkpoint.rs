@@ -1,0 +1,108 @@
+//! A checkpoint directory, written by training and read by [`crate::inference::Tagger::load`]:
+//! the model's shape (`config.json`) beside its weights (`model.safetensors`), the label scheme
+//! and windowing (`labels.json`, versioned), the tokenizer (`tokenizer.json`) and the training
+//! knobs (`train_config.json`).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::Windowing;
+use crate::error::{Error, Result};
+use crate::labels::LabelScheme;
+
+pub const MODEL_CONFIG_FILE: &str = "config.json";
+pub const LABELS_FILE: &str = "labels.json";
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+pub const TOKENIZER_FILE: &str = "tokenizer.json";
+pub const TRAIN_CONFIG_FILE: &str = "train_config.json";
+
+/// The format of `labels.json` this kanon writes and reads.
+pub const LABELS_FORMAT_VERSION: u32 = 1;
+
+fn first_labels_version() -> u32 {
+    1
+}
+
+/// `labels.json`: the label scheme, its names, and the windowing the model was trained with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelsFile {
+    /// Files written before the format was versioned have no version: they are version 1.
+    #[serde(default = "first_labels_version")]
+    pub format_version: u32,
+    pub scheme: LabelScheme,
+    pub names: Vec<String>,
+    pub max_len: usize,
+    pub overlap: usize,
+}
+
+impl LabelsFile {
+    pub fn new(scheme: LabelScheme, windowing: Windowing) -> Self {
+        LabelsFile {
+            format_version: LABELS_FORMAT_VERSION,
+            scheme,
+            names: scheme.names(),
+            max_len: windowing.max_len,
+            overlap: windowing.overlap,
+        }
+    }
+
+    pub fn windowing(&self) -> Windowing {
+        Windowing {
+            max_len: self.max_len,
+            overlap: self.overlap,
+        }
+    }
+
+    /// Reads `labels.json`, checking its version and that its names are its scheme's, in order.
+    pub fn read(path: &Path) -> Result<Self> {
+        let labels: LabelsFile = kanon_core::config::load(path)?;
+        if labels.format_version != LABELS_FORMAT_VERSION {
+            return Err(kanon_core::Error::Version {
+                path: path.to_owned(),
+                what: "checkpoint labels",
+                found: labels.format_version,
+                expected: LABELS_FORMAT_VERSION,
+                remedy: "train the model again with `kanon train`",
+            }
+            .into());
+        }
+        if labels.names != labels.scheme.names() {
+            return Err(Error::Config {
+                path: path.to_owned(),
+                message: "the label names are not those of the scheme".into(),
+            });
+        }
+        Ok(labels)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_files_are_versioned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LABELS_FILE);
+        let labels = LabelsFile::new(LabelScheme::Mask, Windowing::default());
+        kanon_core::config::save(&path, &labels).unwrap();
+        assert_eq!(LabelsFile::read(&path).unwrap(), labels);
+
+        // Written before versioning: version 1.
+        std::fs::write(
+            &path,
+            r#"{"scheme": "mask", "names": ["O", "B-MASK", "I-MASK"], "max_len": 128, "overlap": 32}"#,
+        )
+        .unwrap();
+        assert_eq!(LabelsFile::read(&path).unwrap(), labels);
+
+        std::fs::write(
+            &path,
+            r#"{"format_version": 2, "scheme": "mask", "names": [], "max_len": 128, "overlap": 32}"#,
+        )
+        .unwrap();
+        let err = LabelsFile::read(&path).unwrap_err().to_string();
+        assert!(err.contains("checkpoint labels format version 2"), "{err}");
+    }
+}

@@ -1,0 +1,247 @@
+//! `kanon detect` as a job: a trained tagger finds the spans to mask in documents and writes them
+//! as spans JSONL ([`kanon_core::spans::SpansRecord`]) or in TAB's system format.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::tensor::Device;
+use kanon_core::Progress;
+use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_format};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::inference::{Decision, Tagger};
+
+/// How detection decides and tidies.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DetectConfig {
+    /// Mask a word piece when its probability of not being `O` reaches this value; absent: the
+    /// most probable label. Below 0.5 trades precision for recall.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f32>,
+    /// Widen spans to whole words and join neighbours separated only by spaces; off keeps the
+    /// decoded word-piece spans.
+    pub tidy: bool,
+    /// Padded word pieces per forward pass: windows of several documents are batched by length.
+    pub token_budget: usize,
+}
+
+impl Default for DetectConfig {
+    fn default() -> Self {
+        DetectConfig {
+            threshold: None,
+            tidy: true,
+            token_budget: 4096,
+        }
+    }
+}
+
+impl DetectConfig {
+    /// The decision rule the threshold stands for.
+    pub fn decision(&self) -> Decision {
+        match self.threshold {
+            None => Decision::Argmax,
+            Some(threshold) => Decision::MaskProbability { threshold },
+        }
+    }
+
+    /// Checks the values a file or the command line may get wrong.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        match self.threshold {
+            Some(t) if !(0.0..=1.0).contains(&t) => {
+                Err(format!("threshold {t} is not a probability (0 to 1)"))
+            }
+            _ if self.token_budget == 0 => Err("token_budget must be at least 1".into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Reads a config file (TOML or JSON), validated.
+    pub fn load(path: &Path) -> Result<Self> {
+        let config: DetectConfig = kanon_core::config::load(path)?;
+        config
+            .validate()
+            .map_err(|message| kanon_core::Error::format(path, message))?;
+        Ok(config)
+    }
+
+    /// Writes the config (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
+    }
+}
+
+/// The file form of detected spans.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpansFormat {
+    /// Spans JSONL: `{"id","spans":[{"start","end","label","type","score"}]}` a line.
+    #[default]
+    Jsonl,
+    /// TAB's system format, `{doc_id: [[start, end], …]}`.
+    Tab,
+}
+
+impl SpansFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpansFormat::Jsonl => "jsonl",
+            SpansFormat::Tab => "tab",
+        }
+    }
+}
+
+impl std::fmt::Display for SpansFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for SpansFormat {
+    type Err = String;
+
+    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
+        match name {
+            "jsonl" => Ok(SpansFormat::Jsonl),
+            "tab" => Ok(SpansFormat::Tab),
+            other => Err(format!(
+                "unknown spans format {other:?} (expected jsonl or tab)"
+            )),
+        }
+    }
+}
+
+/// Documents in, spans out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectJob {
+    /// A checkpoint directory written by `kanon train`.
+    pub model: PathBuf,
+    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
+    pub docs: PathBuf,
+    pub out: PathBuf,
+    #[serde(default)]
+    pub format: SpansFormat,
+    #[serde(default)]
+    pub config: DetectConfig,
+}
+
+impl DetectJob {
+    /// Reads a job file (TOML or JSON).
+    pub fn load(path: &Path) -> Result<Self> {
+        Ok(kanon_core::config::load(path)?)
+    }
+
+    /// Writes the job file (TOML or JSON by the extension), atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        Ok(kanon_core::config::save(path, self)?)
+    }
+}
+
+/// What a detection run found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectSummary {
+    pub documents: usize,
+    pub spans: usize,
+    pub seconds: f64,
+    pub out: PathBuf,
+}
+
+impl DetectSummary {
+    pub fn render(&self) -> String {
+        format!(
+            "detected {} spans in {} documents in {:.1}s ({:.1} docs/s) -> {}\n",
+            self.spans,
+            self.documents,
+            self.seconds,
+            self.documents as f64 / self.seconds.max(1e-9),
+            self.out.display()
+        )
+    }
+}
+
+/// Documents per call of [`Tagger::predict_many`]: their windows share forward passes, and the
+/// progress moves between calls.
+const DOCUMENTS_PER_PASS: usize = 64;
+
+/// Loads the tagger, detects the spans of every document and writes them atomically.
+pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
+    let config = &job.config;
+    config.validate().map_err(|problem| Error::Config {
+        path: job.model.clone(),
+        message: format!("detect config: {problem}"),
+    })?;
+    let tagger = Tagger::load(&job.model, &Device::default())?
+        .with_decision(config.decision())
+        .with_tidy(config.tidy);
+    let docs = kanon_core::io::read_documents(&job.docs)?.docs;
+    progress.stage("detect", docs.len() as u64);
+    let started = Instant::now();
+    let mut detected = Vec::with_capacity(docs.len());
+    for group in docs.chunks(DOCUMENTS_PER_PASS) {
+        let texts: Vec<&str> = group.iter().map(|d| d.text.as_str()).collect();
+        let spans_per_doc = tagger.predict_many(&texts, config.token_budget)?;
+        for (doc, spans) in group.iter().zip(spans_per_doc) {
+            detected.push(SpansRecord {
+                id: doc.id.clone(),
+                spans: spans
+                    .into_iter()
+                    .map(|(span, entity_type, score)| SpanRecord {
+                        label: Some("MASK".into()),
+                        entity_type,
+                        score: Some(score),
+                        ..SpanRecord::new(span.start, span.end)
+                    })
+                    .collect(),
+            });
+        }
+        progress.advance(group.len() as u64);
+    }
+    kanon_core::io::atomic_write(&job.out, |w| match job.format {
+        SpansFormat::Jsonl => write_spans(w, &detected),
+        SpansFormat::Tab => write_system_format(w, &detected),
+    })?;
+    Ok(DetectSummary {
+        documents: docs.len(),
+        spans: detected.iter().map(|d| d.spans.len()).sum(),
+        seconds: started.elapsed().as_secs_f64(),
+        out: job.out.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_config_and_the_job_round_trip_through_their_file_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = DetectJob {
+            model: "checkpoints/minilm".into(),
+            docs: "docs.jsonl".into(),
+            out: "spans.jsonl".into(),
+            format: SpansFormat::Tab,
+            config: DetectConfig {
+                threshold: Some(0.05),
+                tidy: false,
+                token_budget: 2048,
+            },
+        };
+        for name in ["detect.toml", "detect.json"] {
+            let path = dir.path().join(name);
+            job.save(&path).unwrap();
+            assert_eq!(DetectJob::load(&path).unwrap(), job);
+            job.config.save(&path).unwrap();
+            assert_eq!(DetectConfig::load(&path).unwrap(), job.config);
+        }
+        let path = dir.path().join("detect.toml");
+        std::fs::write(&path, "threshold = 1.5\n").unwrap();
+        let err = DetectConfig::load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("detect.toml: threshold 1.5 is not a probability"),
+            "{err}"
+        );
+        assert_eq!(DetectConfig::default().decision(), Decision::Argmax);
+    }
+}
