@@ -1,27 +1,9 @@
 //! `kanon sanitize` end to end: detector spans and gold TAB spans, the summary, the response
 //! cache, resuming an interrupted run, and the embedded model for real when its GGUF is cached.
-#![allow(clippy::unwrap_used, clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn kanon(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kanon"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("the kanon binary runs")
-}
-
-fn ok(args: &[&str], cwd: &Path) -> String {
-    let out = kanon(args, cwd);
-    assert!(
-        out.status.success(),
-        "kanon {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
+use crate::common::{kanon_in, ok_in, shared};
 
 const DOCS: &str = r#"{"id": "a", "text": "Zoë Ølund was born in Tromsø on 5 August 2003 and joined the Labour Party."}
 {"id": "b", "text": "Per Olsen moved to Bergen in 1999."}
@@ -72,7 +54,7 @@ impl Fixture {
             "out.jsonl",
         ];
         args.extend_from_slice(extra);
-        ok(&args, self.path())
+        ok_in(&args, self.path())
     }
     fn output(&self) -> Vec<serde_json::Value> {
         std::fs::read_to_string(self.path().join("out.jsonl"))
@@ -167,7 +149,7 @@ fn resumes_where_an_interrupted_run_stopped() {
 fn masking_strategies_open_no_model() {
     let fixture = Fixture::new();
     // `--llm` names a file that does not exist: a masking strategy never opens it.
-    let out = ok(
+    let out = ok_in(
         &[
             "sanitize",
             "--docs",
@@ -189,7 +171,7 @@ fn masking_strategies_open_no_model() {
         docs[0]["text"],
         "PERSON 1 was born in LOC 1 on DATETIME 1 and joined the ORG 1."
     );
-    let failed = kanon(
+    let failed = kanon_in(
         &[
             "sanitize",
             "--docs",
@@ -222,7 +204,7 @@ const TAB: &str = r#"[{"doc_id": "t1", "text": "Lilian Trosterud (born 1962) met
 fn gold_spans_unite_annotators_and_link_their_entities() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tab.json"), TAB).unwrap();
-    ok(
+    ok_in(
         &[
             "sanitize",
             "--docs",
@@ -247,7 +229,7 @@ fn gold_spans_unite_annotators_and_link_their_entities() {
         out["text"],
         "PERSON 1 (born DATETIME 1) met PERSON 1's sister in LOC 1."
     );
-    let err = kanon(
+    let err = kanon_in(
         &[
             "sanitize",
             "--docs",
@@ -261,20 +243,14 @@ fn gold_spans_unite_annotators_and_link_their_entities() {
     assert!(String::from_utf8_lossy(&err.stderr).contains("--gold-spans needs TAB-schema"));
 }
 
-fn shared_wiki553() -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/wiki553/dev_100_tab_schema.json");
-    path.exists().then_some(path)
-}
-
 #[test]
 fn gold_wiki553_spans_leave_no_direct_identifier() {
-    let Some(tab) = shared_wiki553() else {
+    let Some(tab) = shared("data/wiki553/dev_100_tab_schema.json") else {
         eprintln!("skipped: ../shared/data/wiki553/dev_100_tab_schema.json is absent");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let summary = ok(
+    let summary = ok_in(
         &[
             "sanitize",
             "--docs",
@@ -325,7 +301,7 @@ fn the_embedded_model_sanitizes_a_short_document() {
         "{\"id\": \"a\", \"text\": \"Zoë Ølund was born in Tromsø on 5 August 2003 and joined the Labour Party.\"}\n",
     )
     .unwrap();
-    let summary = ok(
+    let summary = ok_in(
         &[
             "sanitize",
             "--docs",

@@ -1,0 +1,11 @@
+//! End-to-end tests over the `kanon` binary with small fixtures: what a user runs and reads. One
+//! module per command; `common` runs the binary and finds the real data and cached models.
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+mod common;
+mod eval;
+mod index;
+mod kg;
+mod label;
+mod sanitize;
+mod train_detect;

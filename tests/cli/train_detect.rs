@@ -1,0 +1,82 @@
+//! `kanon train` and `kanon detect` with the real MiniLM weights, when they are cached.
+
+use crate::common::{cached_minilm, kanon, ok, p, small_index};
+
+#[test]
+fn train_and_detect_with_the_real_weights() {
+    let Some(minilm) = cached_minilm() else {
+        eprintln!(
+            "skipped: all-minilm-l6-v2 is not cached (run `kanon models fetch all-minilm-l6-v2`)"
+        );
+        return;
+    };
+    let (dir, _, docs, index) = small_index(120, 5);
+    let corpus = dir.path().join("corpus");
+    ok(&[
+        "label",
+        "--index",
+        p(&index),
+        "--docs",
+        p(&docs),
+        "--out",
+        p(&corpus),
+    ]);
+    let ckpt = dir.path().join("ckpt");
+    let train = [
+        "train",
+        "--corpus",
+        p(&corpus),
+        "--pretrained",
+        p(&minilm),
+        "--out",
+        p(&ckpt),
+        "--epochs",
+        "1",
+        "--max-steps",
+        "2",
+    ];
+    let trained = ok(&train);
+    assert!(trained.contains("trained 2 steps"), "{trained}");
+    assert!(ckpt.join("model.safetensors").exists());
+
+    // A state left by an interrupted run is never overwritten without --resume.
+    let state = dir.path().join("ckpt.resume");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("state.json"), "{}").unwrap();
+    let refused = kanon(&train);
+    assert_eq!(refused.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("ckpt.resume") && message.contains("--resume"),
+        "{message}"
+    );
+
+    let spans = dir.path().join("spans.jsonl");
+    let detected = ok(&[
+        "detect",
+        "--model",
+        p(&ckpt),
+        "--docs",
+        p(&corpus.join("test.jsonl")),
+        "--out",
+        p(&spans),
+        "--threshold",
+        "0.3",
+    ]);
+    assert!(detected.contains("documents"), "{detected}");
+    let lines = std::fs::read_to_string(&spans).unwrap();
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert!(first["spans"].is_array(), "{first}");
+    let bad = kanon(&[
+        "detect",
+        "--model",
+        p(&ckpt),
+        "--docs",
+        p(&corpus.join("test.jsonl")),
+        "--out",
+        p(&spans),
+        "--threshold",
+        "1.5",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}
