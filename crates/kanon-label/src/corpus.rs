@@ -479,3 +479,64 @@ pub fn find_report(corpus: &Path, id: &str) -> Result<Option<RiskReport>> {
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MaskStrategy;
+
+    #[test]
+    fn the_job_round_trips_through_its_file_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = LabelJob {
+            config: LabelerConfig {
+                k: 10,
+                max_arity: 2,
+                strategy: MaskStrategy::Random,
+                seed: 3,
+            },
+            format: CorpusFormat::Conll,
+            shard_size: 500,
+            ..LabelJob::new("index", "docs.jsonl", "corpus")
+        };
+        for name in ["label.toml", "label.json"] {
+            let path = dir.path().join(name);
+            job.save(&path).unwrap();
+            assert_eq!(LabelJob::load(&path).unwrap(), job);
+        }
+        let path = dir.path().join("label.toml");
+        std::fs::write(
+            &path,
+            "index_dir = \"i\"\ndocs = \"d\"\nout = \"o\"\n[config]\nk = 7\nstrategy = \"first\"\n",
+        )
+        .unwrap();
+        let err = LabelJob::load(&path).unwrap_err().to_string();
+        assert!(err.contains("label.toml:6: key `config.strategy`"), "{err}");
+        std::fs::write(
+            &path,
+            "index_dir = \"i\"\ndocs = \"d\"\nout = \"o\"\n[config]\nk = 7\n",
+        )
+        .unwrap();
+        let job = LabelJob::load(&path).unwrap();
+        assert_eq!(
+            (job.config.k, job.config.max_arity, job.shard_size),
+            (7, 3, 10_000)
+        );
+    }
+
+    #[test]
+    fn choices_read_their_names() {
+        for format in [CorpusFormat::Jsonl, CorpusFormat::Conll] {
+            assert_eq!(format.as_str().parse::<CorpusFormat>(), Ok(format));
+        }
+        for strategy in [MaskStrategy::Greedy, MaskStrategy::Random] {
+            assert_eq!(strategy.to_string().parse::<MaskStrategy>(), Ok(strategy));
+        }
+        assert!(
+            "xml"
+                .parse::<CorpusFormat>()
+                .unwrap_err()
+                .contains("jsonl or conll")
+        );
+    }
+}

@@ -593,3 +593,37 @@ pub fn run(
         interrupted,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_job_round_trips_through_its_file_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = TrainJob {
+            pretrained: "all-minilm-l6-v2".into(),
+            corpus: "corpus".into(),
+            out: "checkpoints/minilm".into(),
+            config: TrainConfig {
+                max_steps: Some(500),
+                scheme: LabelScheme::Mask,
+                entity_weight: 2.0,
+                ..TrainConfig::default()
+            },
+        };
+        for name in ["train.toml", "train.json"] {
+            let path = dir.path().join(name);
+            job.save(&path).unwrap();
+            assert_eq!(TrainJob::load(&path).unwrap(), job);
+        }
+        // A saved train_config.json is a config file too.
+        let path = dir.path().join(TRAIN_CONFIG_FILE);
+        job.config.save(&path).unwrap();
+        assert_eq!(TrainConfig::load(&path).unwrap(), job.config);
+        std::fs::write(&path, r#"{"epochs": 1, "learning_rat": 0.1}"#).unwrap();
+        let err = TrainConfig::load(&path).unwrap_err().to_string();
+        assert!(err.contains("unknown field `learning_rat`"), "{err}");
+        assert_eq!("mask".parse::<LabelScheme>(), Ok(LabelScheme::Mask));
+    }
+}
