@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 mod common;
+mod configs;
 mod eval;
 mod index;
 mod kg;

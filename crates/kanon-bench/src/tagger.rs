@@ -35,30 +35,15 @@ pub enum Mode {
     Both,
 }
 
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Inference => "inference",
-            Mode::Training => "training",
-            Mode::Both => "both",
-        }
-    }
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-
-    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
-        match name {
-            "inference" => Ok(Mode::Inference),
-            "training" => Ok(Mode::Training),
-            "both" => Ok(Mode::Both),
-            other => Err(format!(
-                "unknown mode {other:?} (expected inference, training or both)"
-            )),
-        }
-    }
-}
+kanon_core::named_choices!(
+    Mode,
+    "mode",
+    [
+        Inference = "inference",
+        Training = "training",
+        Both = "both"
+    ]
+);
 
 /// The knobs of `kanon bench tagger`.
 #[derive(Debug, Clone)]

@@ -32,6 +32,30 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Error, PathContext, Result};
 
+/// A config or job struct kept in a file. `load` reads it (TOML or JSON, strictly) and then
+/// [`check`](ConfigFile::check)s what its types cannot say; `save` writes it atomically.
+pub trait ConfigFile: Serialize + DeserializeOwned {
+    /// A value the types allow but kanon does not (a probability above 1), said as
+    /// `key = value (why)`.
+    fn check(&self) -> std::result::Result<(), String> {
+        Ok(())
+    }
+
+    /// Reads the file: a problem names the file, the line where there is one, and the key.
+    fn load(path: &Path) -> Result<Self> {
+        let value: Self = load(path)?;
+        value
+            .check()
+            .map_err(|problem| Error::format(path, problem))?;
+        Ok(value)
+    }
+
+    /// Writes the file: TOML when its name ends in `.toml`, else JSON.
+    fn save(&self, path: &Path) -> Result<()> {
+        save(path, self)
+    }
+}
+
 /// Whether `path` is read and written as TOML (else JSON).
 pub fn is_toml(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "toml")

@@ -1,7 +1,8 @@
 //! `kanon eval spans` as a job: gold and predictions in, a [`SpanReport`] out.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use kanon_core::config::ConfigFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -19,17 +20,7 @@ pub struct EvalSpansJob {
     pub pred: PathBuf,
 }
 
-impl EvalSpansJob {
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
-}
+impl ConfigFile for EvalSpansJob {}
 
 /// Scores the predictions against the gold.
 pub fn run(job: &EvalSpansJob) -> Result<SpanReport> {

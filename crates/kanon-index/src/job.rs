@@ -3,10 +3,11 @@
 //! [`MatchRow`]), so that every command that shows them shows the same.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use kanon_core::Progress;
+use kanon_core::config::ConfigFile;
 use kanon_kg::Whitelist;
 use serde::{Deserialize, Serialize};
 
@@ -40,17 +41,9 @@ impl BuildJob {
             replace_whitelist: false,
         }
     }
-
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
 }
+
+impl ConfigFile for BuildJob {}
 
 /// What a build made, and how long reading the KG took.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,9 +2,10 @@
 //! and [`SynthJob`] (`kanon kg synth`: a synthetic population with biographies). Each is a serde
 //! struct that round-trips through a TOML or JSON file, and `run` returns what was made.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kanon_core::Progress;
+use kanon_core::config::ConfigFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -36,20 +37,10 @@ pub struct ImportJob {
     pub skip_invalid: bool,
 }
 
+impl ConfigFile for ImportJob {}
+
 fn default_lang() -> String {
     ImportOptions::default().lang
-}
-
-impl ImportJob {
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
 }
 
 /// What an import made.
@@ -153,17 +144,7 @@ pub struct SynthJob {
     pub docs: Option<PathBuf>,
 }
 
-impl SynthJob {
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
-}
+impl ConfigFile for SynthJob {}
 
 /// What a synthesis made.
 #[derive(Debug, Clone, PartialEq, Eq)]

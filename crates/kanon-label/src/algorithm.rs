@@ -9,8 +9,6 @@
 //! combinations have no one in common and skips all their supersets (never counting them), and counts
 //! intersections no further than `k`.
 
-use std::str::FromStr;
-
 use kanon_index::postings::intersection_count;
 use kanon_index::{PostingList, PostingStore};
 use rand::Rng;
@@ -29,34 +27,11 @@ pub enum MaskStrategy {
     Random,
 }
 
-impl MaskStrategy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MaskStrategy::Greedy => "greedy",
-            MaskStrategy::Random => "random",
-        }
-    }
-}
-
-impl std::fmt::Display for MaskStrategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for MaskStrategy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "greedy" => Ok(MaskStrategy::Greedy),
-            "random" => Ok(MaskStrategy::Random),
-            other => Err(format!(
-                "unknown strategy {other:?} (expected greedy or random)"
-            )),
-        }
-    }
-}
+kanon_core::named_choices!(
+    MaskStrategy,
+    "strategy",
+    [Greedy = "greedy", Random = "random"]
+);
 
 /// The labeler's knobs. Defaults: k = 5, max_arity = 3, greedy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

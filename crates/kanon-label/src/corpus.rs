@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kanon_core::PathContext;
+use kanon_core::config::ConfigFile;
 use kanon_core::{Document, Progress};
 use kanon_index::Index;
 use rayon::prelude::*;
@@ -32,34 +33,11 @@ pub enum CorpusFormat {
     Conll,
 }
 
-impl CorpusFormat {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CorpusFormat::Jsonl => "jsonl",
-            CorpusFormat::Conll => "conll",
-        }
-    }
-}
-
-impl std::fmt::Display for CorpusFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for CorpusFormat {
-    type Err = String;
-
-    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
-        match name {
-            "jsonl" => Ok(CorpusFormat::Jsonl),
-            "conll" => Ok(CorpusFormat::Conll),
-            other => Err(format!(
-                "unknown corpus format {other:?} (expected jsonl or conll)"
-            )),
-        }
-    }
-}
+kanon_core::named_choices!(
+    CorpusFormat,
+    "corpus format",
+    [Jsonl = "jsonl", Conll = "conll"]
+);
 
 /// A document that was not labeled, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,6 +67,8 @@ pub struct LabelJob {
     pub shard_size: usize,
 }
 
+impl ConfigFile for LabelJob {}
+
 fn default_shard_size() -> usize {
     10_000
 }
@@ -108,16 +88,6 @@ impl LabelJob {
             format: CorpusFormat::default(),
             shard_size: default_shard_size(),
         }
-    }
-
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
     }
 }
 

@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use kanon_core::config::ConfigFile;
 use serde::{Deserialize, Serialize};
 
 use crate::{ChatModel, Error, HttpModel, Result, ScriptedModel};
@@ -60,6 +61,8 @@ pub enum LlmConfig {
         fallback: Option<String>,
     },
 }
+
+impl ConfigFile for LlmConfig {}
 
 fn default_embedded_model() -> String {
     DEFAULT_EMBEDDED_MODEL.to_owned()
@@ -121,19 +124,9 @@ impl LlmConfig {
             .extension()
             .is_some_and(|ext| ext == "toml" || ext == "json")
         {
-            return LlmConfig::load(path);
+            return Ok(LlmConfig::load(path)?);
         }
         LlmConfig::from_cli(llm, model)
-    }
-
-    /// Reads an LLM config file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<LlmConfig> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the config (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
     }
 
     /// Sets the threads of an embedded model (other backends have none to set).

@@ -1,8 +1,7 @@
 //! What to replace spans with, and every knob of the sanitizer, as one serde-tagged config that
 //! round-trips through a TOML or JSON file (the way `tokenizers` configures its pipelines).
 
-use std::path::Path;
-
+use kanon_core::config::ConfigFile;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -28,58 +27,27 @@ pub enum Strategy {
     Intact,
 }
 
+kanon_core::named_choices!(
+    Strategy,
+    "strategy",
+    [
+        Suppress = "suppress",
+        Placeholder = "placeholder",
+        Label = "label",
+        NumberedLabel = "numbered-label",
+        MostSpecific = "most-specific",
+        LeastSpecific = "least-specific",
+        Intact = "intact",
+    ]
+);
+
 impl Strategy {
-    pub const ALL: [Strategy; 7] = [
-        Strategy::Suppress,
-        Strategy::Placeholder,
-        Strategy::Label,
-        Strategy::NumberedLabel,
-        Strategy::MostSpecific,
-        Strategy::LeastSpecific,
-        Strategy::Intact,
-    ];
-
-    /// The name used on the command line and in config files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Strategy::Suppress => "suppress",
-            Strategy::Placeholder => "placeholder",
-            Strategy::Label => "label",
-            Strategy::NumberedLabel => "numbered-label",
-            Strategy::MostSpecific => "most-specific",
-            Strategy::LeastSpecific => "least-specific",
-            Strategy::Intact => "intact",
-        }
-    }
-
     /// Whether the strategy generalizes (and so may need a language model) rather than masking.
     pub fn generalizes(self) -> bool {
         matches!(
             self,
             Strategy::MostSpecific | Strategy::LeastSpecific | Strategy::Intact
         )
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Strategy {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Self> {
-        Strategy::ALL
-            .into_iter()
-            .find(|strategy| strategy.as_str() == name)
-            .ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown strategy {name:?} (expected one of {})",
-                    Strategy::ALL.map(Strategy::as_str).join(", ")
-                ))
-            })
     }
 }
 
@@ -200,20 +168,14 @@ impl SanitizerConfig {
             None => Ok(()),
         }
     }
+}
 
-    /// Reads a config file (TOML, or JSON), validated: a problem names the file and the key.
-    pub fn load(path: &Path) -> Result<Self> {
-        let config: SanitizerConfig = kanon_core::config::load(path)?;
-        config.validate().map_err(|e| match e {
-            Error::Config(problem) => Error::Core(kanon_core::Error::format(path, problem)),
-            other => other,
-        })?;
-        Ok(config)
-    }
-
-    /// Writes the config (pretty TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
+impl ConfigFile for SanitizerConfig {
+    fn check(&self) -> std::result::Result<(), String> {
+        self.validate().map_err(|e| match e {
+            Error::Config(problem) => problem,
+            other => other.to_string(),
+        })
     }
 }
 

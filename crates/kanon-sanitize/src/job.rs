@@ -5,9 +5,10 @@
 //! are free and identical.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
+use kanon_core::config::ConfigFile;
 use kanon_core::io::{JsonlLog, read_documents, with_suffix};
 use kanon_core::spans::read_spans;
 use kanon_core::{EntityType, Progress};
@@ -57,23 +58,13 @@ pub struct SanitizeJob {
     pub cache: ResponseCache,
 }
 
-impl SanitizeJob {
-    /// Reads a job file (TOML or JSON); its sanitizer config is validated.
-    pub fn load(path: &Path) -> Result<Self> {
-        let job: SanitizeJob = kanon_core::config::load(path)?;
-        job.sanitizer.validate().map_err(|e| match e {
-            Error::Config(problem) => Error::Core(kanon_core::Error::format(
-                path,
-                format!("sanitizer.{problem}"),
-            )),
-            other => other,
-        })?;
-        Ok(job)
-    }
+impl SanitizeJob {}
 
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
+impl ConfigFile for SanitizeJob {
+    fn check(&self) -> std::result::Result<(), String> {
+        self.sanitizer
+            .check()
+            .map_err(|problem| format!("sanitizer.{problem}"))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The sanitizer config: one JSON file, serde-tagged strategies, a validating builder.
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
+use kanon_core::config::ConfigFile;
 use kanon_sanitize::{DirectStyle, SanitizerConfig, Strategy};
 
 #[test]

@@ -1,11 +1,12 @@
 //! `kanon detect` as a job: a trained tagger finds the spans to mask in documents and writes them
 //! as spans JSONL ([`kanon_core::spans::SpansRecord`]) or in TAB's system format.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use burn::tensor::Device;
 use kanon_core::Progress;
+use kanon_core::config::ConfigFile;
 use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_format};
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +38,12 @@ impl Default for DetectConfig {
     }
 }
 
+impl ConfigFile for DetectConfig {
+    fn check(&self) -> std::result::Result<(), String> {
+        self.validate()
+    }
+}
+
 impl DetectConfig {
     /// The decision rule the threshold stands for.
     pub fn decision(&self) -> Decision {
@@ -56,20 +63,6 @@ impl DetectConfig {
             _ => Ok(()),
         }
     }
-
-    /// Reads a config file (TOML or JSON), validated.
-    pub fn load(path: &Path) -> Result<Self> {
-        let config: DetectConfig = kanon_core::config::load(path)?;
-        config
-            .validate()
-            .map_err(|message| kanon_core::Error::format(path, message))?;
-        Ok(config)
-    }
-
-    /// Writes the config (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
 }
 
 /// The file form of detected spans.
@@ -83,34 +76,7 @@ pub enum SpansFormat {
     Tab,
 }
 
-impl SpansFormat {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SpansFormat::Jsonl => "jsonl",
-            SpansFormat::Tab => "tab",
-        }
-    }
-}
-
-impl std::fmt::Display for SpansFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for SpansFormat {
-    type Err = String;
-
-    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
-        match name {
-            "jsonl" => Ok(SpansFormat::Jsonl),
-            "tab" => Ok(SpansFormat::Tab),
-            other => Err(format!(
-                "unknown spans format {other:?} (expected jsonl or tab)"
-            )),
-        }
-    }
-}
+kanon_core::named_choices!(SpansFormat, "spans format", [Jsonl = "jsonl", Tab = "tab"]);
 
 /// Documents in, spans out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,17 +93,9 @@ pub struct DetectJob {
     pub config: DetectConfig,
 }
 
-impl DetectJob {
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
+impl DetectJob {}
 
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
-}
+impl ConfigFile for DetectJob {}
 
 /// What a detection run found.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,32 +14,7 @@ pub enum LabelScheme {
     Mask,
 }
 
-impl LabelScheme {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LabelScheme::Typed => "typed",
-            LabelScheme::Mask => "mask",
-        }
-    }
-}
-
-impl std::fmt::Display for LabelScheme {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for LabelScheme {
-    type Err = String;
-
-    fn from_str(name: &str) -> std::result::Result<Self, Self::Err> {
-        match name {
-            "typed" => Ok(LabelScheme::Typed),
-            "mask" => Ok(LabelScheme::Mask),
-            other => Err(format!("unknown scheme {other:?} (expected typed or mask)")),
-        }
-    }
-}
+kanon_core::named_choices!(LabelScheme, "scheme", [Typed = "typed", Mask = "mask"]);
 
 /// A BIO label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

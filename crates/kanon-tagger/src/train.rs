@@ -12,6 +12,7 @@ use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, OptimizerRecord
 use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_core::config::ConfigFile;
 use kanon_core::corpus::CorpusDocument;
 use kanon_core::{PathContext, Progress};
 use serde::{Deserialize, Serialize};
@@ -98,6 +99,8 @@ pub struct TrainConfig {
     pub checkpoint_every: usize,
 }
 
+impl ConfigFile for TrainConfig {}
+
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
@@ -118,18 +121,6 @@ impl Default for TrainConfig {
     }
 }
 
-impl TrainConfig {
-    /// Reads a config file (TOML, or JSON as `train_config.json` is).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the config (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
-}
-
 /// A training run: a pretrained BERT fine-tuned on a corpus, the best model written to `out`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -144,17 +135,7 @@ pub struct TrainJob {
     pub config: TrainConfig,
 }
 
-impl TrainJob {
-    /// Reads a job file (TOML or JSON).
-    pub fn load(path: &Path) -> Result<Self> {
-        Ok(kanon_core::config::load(path)?)
-    }
-
-    /// Writes the job file (TOML or JSON by the extension), atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        Ok(kanon_core::config::save(path, self)?)
-    }
-}
+impl ConfigFile for TrainJob {}
 
 /// What a run did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -558,7 +539,7 @@ pub fn run(
             state.stale = 0;
             kanon_core::io::atomic_dir::<Error, _>(out, |dir| {
                 tagger.save(dir, &tokenizer_json)?;
-                config.save(&dir.join(TRAIN_CONFIG_FILE))
+                Ok(config.save(&dir.join(TRAIN_CONFIG_FILE))?)
             })?;
         } else {
             state.stale += 1;

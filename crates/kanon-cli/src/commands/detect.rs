@@ -1,6 +1,7 @@
 use std::io::Write;
 
 use anyhow::Result;
+use kanon_core::config::ConfigFile;
 use kanon_tagger::detect::{DetectConfig, DetectJob, run as detect};
 
 use crate::cli::DetectArgs;

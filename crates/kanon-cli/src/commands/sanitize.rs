@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use anyhow::Result;
+use kanon_core::config::ConfigFile;
 use kanon_llm::{LlmConfig, ResponseCache};
 use kanon_sanitize::{SanitizeJob, SanitizerConfig, SpanSource};
 

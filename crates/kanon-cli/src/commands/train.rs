@@ -3,6 +3,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
+use kanon_core::config::ConfigFile;
 use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, run as train};
 
 use crate::cli::TrainArgs;

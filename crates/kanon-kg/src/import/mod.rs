@@ -1,9 +1,7 @@
 //! Importers: each reads one source format into people (and, for Google-RE, documents about them).
 
-use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use kanon_core::Document;
 use kanon_core::PathContext;
@@ -27,44 +25,16 @@ pub enum Format {
     GoogleRe,
 }
 
-impl Format {
-    pub const ALL: [Format; 4] = [
-        Format::Triples,
-        Format::Wikidata,
-        Format::Pantheon,
-        Format::GoogleRe,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Triples => "triples",
-            Format::Wikidata => "wikidata",
-            Format::Pantheon => "pantheon",
-            Format::GoogleRe => "google-re",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown KG format {s:?} (expected triples, wikidata, pantheon or google-re)"
-                )
-            })
-    }
-}
+kanon_core::named_choices!(
+    Format,
+    "KG format",
+    [
+        Triples = "triples",
+        Wikidata = "wikidata",
+        Pantheon = "pantheon",
+        GoogleRe = "google-re"
+    ]
+);
 
 /// Knobs shared by the importers.
 #[derive(Debug, Clone)]
@@ -117,7 +87,7 @@ pub fn import(format: Format, inputs: &[PathBuf], options: &ImportOptions) -> Re
         Format::Pantheon => pantheon::import(inputs, options)?,
         Format::GoogleRe => google_re::import(inputs, options)?,
     };
-    data.report.format = format.name().to_owned();
+    data.report.format = format.as_str().to_owned();
     data.report.inputs = inputs.to_vec();
     data.report.people = data.people.len();
     data.report.facts = data.people.iter().map(|p| p.facts.len()).sum();
