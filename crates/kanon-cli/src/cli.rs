@@ -371,6 +371,23 @@ pub enum EvalCommand {
     /// Span precision/recall/F1 (exact and partial), character-level scores, and recall on DIRECT and
     /// QUASI identifiers.
     Spans(EvalSpansArgs),
+    /// The Text Anonymization Benchmark's metrics: entity-level recall on direct (ER_di) and
+    /// quasi (ER_qi) identifiers, token- and mention-level recall (also by entity type), uniform
+    /// precision.
+    Tab(EvalTabArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalTabArgs {
+    /// TAB-schema JSON with the annotators' DIRECT, QUASI and NO_MASK mentions.
+    #[arg(long)]
+    pub gold: PathBuf,
+    /// Spans JSONL (`kanon detect`) or TAB's system format `{doc_id: [[s, e], …]}`; the documents
+    /// scored are those of this file.
+    #[arg(long)]
+    pub pred: PathBuf,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

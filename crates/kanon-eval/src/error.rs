@@ -4,6 +4,9 @@
 pub enum Error {
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
+    /// Predictions for a document the gold does not have: the figures would be wrong.
+    #[error("predicted document {id:?} is not in the gold")]
+    UnknownDocument { id: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

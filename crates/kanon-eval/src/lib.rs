@@ -22,8 +22,10 @@ pub mod error;
 pub mod io;
 pub mod job;
 pub mod spans;
+pub mod tab;
 
 pub use error::{Error, Result};
 pub use io::{read_gold, read_predictions};
-pub use job::EvalSpansJob;
+pub use job::EvalJob;
 pub use spans::{GoldDocument, GoldMention, PrecisionRecall, SpanReport, evaluate_spans};
+pub use tab::{TabReport, evaluate_tab};

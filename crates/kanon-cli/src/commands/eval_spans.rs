@@ -1,12 +1,12 @@
 use std::io::Write;
 
 use anyhow::Result;
-use kanon_eval::job::{EvalSpansJob, run as evaluate};
+use kanon_eval::job::{EvalJob, spans};
 
 use crate::cli::EvalSpansArgs;
 
 pub fn run(args: &EvalSpansArgs, out: &mut dyn Write) -> Result<()> {
-    let report = evaluate(&EvalSpansJob {
+    let report = spans(&EvalJob {
         gold: args.gold.clone(),
         pred: args.pred.clone(),
     })?;
