@@ -156,3 +156,44 @@ fn eval_tab_reads_the_figures_of_the_benchmark() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("not in the gold"));
 }
+
+#[test]
+fn suppressing_the_gold_spans_lowers_the_re_identification_risk() {
+    let (Some(gold), Some(background)) = (
+        shared("data/wiki553/dev_100_tab_schema.json"),
+        shared("data/wiki553/background_553.json"),
+    ) else {
+        eprintln!("skipped: ../shared/data/wiki553 is absent (summaries and background texts)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let suppressed = dir.path().join("suppressed.jsonl");
+    ok(&[
+        "sanitize",
+        "--docs",
+        p(&gold),
+        "--gold-spans",
+        "--strategy",
+        "suppress",
+        "--out",
+        p(&suppressed),
+    ]);
+    let trir = |docs: &Path| {
+        let report: serde_json::Value = serde_json::from_str(&ok(&[
+            "eval",
+            "privacy",
+            "--background",
+            p(&background),
+            "--sanitized",
+            p(docs),
+            "--json",
+        ]))
+        .unwrap();
+        assert_eq!(report["documents"], 100);
+        assert_eq!(report["background_without_text"], 5);
+        report["attackers"]["bm25"]["top1"].as_f64().unwrap()
+    };
+    let (original, after) = (trir(&gold), trir(&suppressed));
+    assert!(original >= 0.6, "the original summaries: {original}");
+    assert!(after <= original - 0.15, "{original} before, {after} after");
+}

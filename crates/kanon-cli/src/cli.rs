@@ -375,6 +375,25 @@ pub enum EvalCommand {
     /// quasi (ER_qi) identifiers, token- and mention-level recall (also by entity type), uniform
     /// precision.
     Tab(EvalTabArgs),
+    /// Re-identification risk (TRIR): the share of documents whose person an attacker who
+    /// knows public background texts names (first guess; also within five).
+    Privacy(EvalPrivacyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalPrivacyArgs {
+    /// Public background texts: `[{"name", "public_knowledge"}]` (wiki553's background_553.json).
+    #[arg(long)]
+    pub background: PathBuf,
+    /// Documents to attack: `kanon sanitize`'s output, or the original texts (JSONL or TAB JSON).
+    #[arg(long)]
+    pub sanitized: PathBuf,
+    /// Who each document is about: a field of its JSONL record, or a JSON file mapping document
+    /// ids to background names (default: the document id is the background name).
+    #[arg(long)]
+    pub truth: Option<String>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,9 @@ pub enum Error {
     /// Predictions for a document the gold does not have: the figures would be wrong.
     #[error("predicted document {id:?} is not in the gold")]
     UnknownDocument { id: String },
+    /// The search engine behind the lexical attacker failed.
+    #[error("searching the background texts")]
+    Search(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

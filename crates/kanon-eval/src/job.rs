@@ -5,8 +5,11 @@ use std::path::PathBuf;
 use kanon_core::config::ConfigFile;
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashMap;
+
 use crate::error::Result;
 use crate::io::{read_gold, read_predictions};
+use crate::privacy::{AttackedDocument, Background, PrivacyReport, evaluate_privacy};
 use crate::spans::{SpanReport, evaluate_spans};
 use crate::tab::{TabReport, evaluate_tab};
 
@@ -36,6 +39,85 @@ pub fn tab(job: &EvalJob) -> Result<TabReport> {
     let gold = kanon_core::tab::read_tab(&job.gold)?;
     let predicted = read_predictions(&job.pred)?;
     evaluate_tab(&gold, &predicted)
+}
+
+/// Who each attacked document is about: the background name of its person.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Truth {
+    /// The document's id is its person's name in the background (wiki553's `doc_id`).
+    #[default]
+    Id,
+    /// A field of each JSONL record names the person.
+    Field { field: String },
+    /// A JSON object maps document ids to background names.
+    Map { path: PathBuf },
+}
+
+/// Documents to attack, and what the attacker knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivacyJob {
+    /// `[{"name", "public_knowledge"}]`: the public texts about the population.
+    pub background: PathBuf,
+    /// The documents: `kanon sanitize`'s output, or any JSONL `{"id","text"}` or TAB-schema JSON
+    /// (the original texts, for the risk before sanitization).
+    pub sanitized: PathBuf,
+    #[serde(default)]
+    pub truth: Truth,
+}
+
+impl ConfigFile for PrivacyJob {}
+
+/// The re-identification risk of the documents (TRIR) against the lexical attacker.
+pub fn privacy(job: &PrivacyJob) -> Result<PrivacyReport> {
+    let background = Background::read(&job.background)?;
+    let (docs, names): (Vec<AttackedDocument>, HashMap<String, String>) = match &job.truth {
+        Truth::Field { field } => {
+            let mut docs = Vec::new();
+            let mut names = HashMap::new();
+            for record in kanon_core::io::read_jsonl::<serde_json::Value>(&job.sanitized)? {
+                let (line, value) = record?;
+                let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+                let (Some(id), Some(body)) = (text("id"), text("text")) else {
+                    return Err(kanon_core::Error::parse(
+                        &job.sanitized,
+                        line,
+                        "a document needs an `id` and a `text`",
+                    )
+                    .into());
+                };
+                if let Some(name) = text(field) {
+                    names.insert(id.clone(), name);
+                }
+                docs.push(AttackedDocument { id, text: body });
+            }
+            (docs, names)
+        }
+        Truth::Id | Truth::Map { .. } => {
+            let docs = kanon_core::io::read_documents(&job.sanitized)?
+                .docs
+                .into_iter()
+                .map(|doc| AttackedDocument {
+                    id: doc.id,
+                    text: doc.text,
+                })
+                .collect();
+            let names = match &job.truth {
+                Truth::Map { path } => kanon_core::config::load(path)?,
+                _ => HashMap::new(),
+            };
+            (docs, names)
+        }
+    };
+    if docs.is_empty() {
+        return Err(kanon_core::Error::format(&job.sanitized, "no documents").into());
+    }
+    let person_of = |id: &str| match job.truth {
+        Truth::Id => Some(id.to_owned()),
+        _ => names.get(id).cloned(),
+    };
+    evaluate_privacy(&background, &docs, &person_of)
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 pub mod error;
 pub mod io;
 pub mod job;
+pub mod privacy;
 pub mod spans;
 pub mod tab;
 

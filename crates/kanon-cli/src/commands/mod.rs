@@ -11,6 +11,7 @@ mod bench_label;
 mod bench_llm;
 mod bench_tagger;
 mod detect;
+mod eval_privacy;
 mod eval_spans;
 mod eval_tab;
 mod index_build;
@@ -53,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Sanitize(args) => sanitize::run(&args, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Eval(EvalCommand::Tab(args)) => eval_tab::run(&args, &mut out),
+        Command::Eval(EvalCommand::Privacy(args)) => eval_privacy::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
         Command::Bench(BenchCommand::Llm(args)) => bench_llm::run(&args, &mut out),

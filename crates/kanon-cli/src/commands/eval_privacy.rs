@@ -1,0 +1,29 @@
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Result;
+use kanon_eval::job::{PrivacyJob, Truth, privacy};
+
+use crate::cli::EvalPrivacyArgs;
+
+pub fn run(args: &EvalPrivacyArgs, out: &mut dyn Write) -> Result<()> {
+    let truth = match &args.truth {
+        None => Truth::Id,
+        Some(map) if Path::new(map).is_file() => Truth::Map { path: map.into() },
+        Some(field) => Truth::Field {
+            field: field.clone(),
+        },
+    };
+    let report = privacy(&PrivacyJob {
+        background: args.background.clone(),
+        sanitized: args.sanitized.clone(),
+        truth,
+    })?;
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", report.render())?;
+    }
+    Ok(())
+}
