@@ -378,6 +378,20 @@ pub enum EvalCommand {
     /// Re-identification risk (TRIR): the share of documents whose person an attacker who
     /// knows public background texts names (first guess; also within five).
     Privacy(EvalPrivacyArgs),
+    /// How much sanitization changed: shares of the originals' characters and words replaced.
+    Utility(EvalUtilityArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalUtilityArgs {
+    /// The original documents: JSONL `{"id","text"}` or TAB-schema JSON.
+    #[arg(long)]
+    pub docs: PathBuf,
+    /// `kanon sanitize`'s output (its edit log says what was replaced).
+    #[arg(long)]
+    pub sanitized: PathBuf,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,12 @@ pub enum Error {
     /// Predictions for a document the gold does not have: the figures would be wrong.
     #[error("predicted document {id:?} is not in the gold")]
     UnknownDocument { id: String },
+    /// A sanitized document whose original is not among the originals.
+    #[error("sanitized document {id:?} has no original")]
+    UnknownSanitized { id: String },
+    /// A sanitized document that does not fit its original.
+    #[error("sanitized document {id:?}: {problem}")]
+    Sanitized { id: String, problem: String },
     /// The search engine behind the lexical attacker failed.
     #[error("searching the background texts")]
     Search(#[source] Box<dyn std::error::Error + Send + Sync>),

@@ -12,6 +12,7 @@ use crate::io::{read_gold, read_predictions};
 use crate::privacy::{AttackedDocument, Background, PrivacyReport, evaluate_privacy};
 use crate::spans::{SpanReport, evaluate_spans};
 use crate::tab::{TabReport, evaluate_tab};
+use crate::utility::{UtilityReport, evaluate_utility};
 
 /// Which files to score.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,6 +119,31 @@ pub fn privacy(job: &PrivacyJob) -> Result<PrivacyReport> {
         _ => names.get(id).cloned(),
     };
     evaluate_privacy(&background, &docs, &person_of)
+}
+
+/// Original documents and their sanitized versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UtilityJob {
+    /// The originals: JSONL `{"id","text"}` or TAB-schema JSON.
+    pub docs: PathBuf,
+    /// `kanon sanitize`'s output, with its edit log.
+    pub sanitized: PathBuf,
+}
+
+impl ConfigFile for UtilityJob {}
+
+/// How much of the originals the sanitization changed.
+pub fn utility(job: &UtilityJob) -> Result<UtilityReport> {
+    let originals = kanon_core::io::read_documents(&job.docs)?.docs;
+    let sanitized: Vec<kanon_sanitize::SanitizedDocument> =
+        kanon_core::io::read_jsonl(&job.sanitized)?
+            .map(|record| record.map(|(_, doc)| doc))
+            .collect::<std::result::Result<_, _>>()?;
+    if sanitized.is_empty() {
+        return Err(kanon_core::Error::format(&job.sanitized, "no documents").into());
+    }
+    evaluate_utility(&originals, &sanitized)
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod job;
 pub mod privacy;
 pub mod spans;
 pub mod tab;
+pub mod utility;
 
 pub use error::{Error, Result};
 pub use io::{read_gold, read_predictions};

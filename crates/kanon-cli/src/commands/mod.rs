@@ -14,6 +14,7 @@ mod detect;
 mod eval_privacy;
 mod eval_spans;
 mod eval_tab;
+mod eval_utility;
 mod index_build;
 mod index_lookup;
 mod index_match;
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Eval(EvalCommand::Tab(args)) => eval_tab::run(&args, &mut out),
         Command::Eval(EvalCommand::Privacy(args)) => eval_privacy::run(&args, &mut out),
+        Command::Eval(EvalCommand::Utility(args)) => eval_utility::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
         Command::Bench(BenchCommand::Llm(args)) => bench_llm::run(&args, &mut out),
