@@ -1,13 +1,13 @@
-//! `kanon eval spans`: scores against TAB gold, and the real gold against itself.
+//! `kanon eval spans|tab|privacy`: scores against TAB gold, the real gold against itself, and the
+//! re-identification risk of the real summaries before and after sanitization.
 
 use std::path::{Path, PathBuf};
 
 use crate::common::{kanon, ok, p, shared};
 
-#[test]
-fn eval_spans_scores_predictions_against_tab_gold() {
-    let dir = tempfile::tempdir().unwrap();
-    let gold = dir.path().join("gold.json");
+/// One TAB-schema document: a DIRECT name, a QUASI place and year, a NO_MASK word.
+fn write_gold(dir: &Path) -> PathBuf {
+    let gold = dir.join("gold.json");
     std::fs::write(
         &gold,
         r#"[{"doc_id": "d1", "text": "Zoë Ølund was born in Lyon in 1990.",
@@ -18,6 +18,13 @@ fn eval_spans_scores_predictions_against_tab_gold() {
               {"entity_type": "MISC", "start_offset": 10, "end_offset": 13, "identifier_type": "NO_MASK", "entity_id": "e4"}]}}}]"#,
     )
     .unwrap();
+    gold
+}
+
+#[test]
+fn eval_spans_scores_predictions_against_tab_gold() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = write_gold(dir.path());
     let pred = dir.path().join("pred.jsonl");
     std::fs::write(
         &pred,
@@ -129,16 +136,7 @@ fn eval_tab_of_the_real_gold_against_itself_protects_every_entity() {
 #[test]
 fn eval_tab_reads_the_figures_of_the_benchmark() {
     let dir = tempfile::tempdir().unwrap();
-    let gold = dir.path().join("gold.json");
-    std::fs::write(
-        &gold,
-        r#"[{"doc_id": "d1", "text": "Zoë Ølund was born in Lyon in 1990.",
-            "annotations": {"annotator1": {"entity_mentions": [
-              {"entity_type": "PERSON", "start_offset": 0, "end_offset": 9, "identifier_type": "DIRECT", "entity_id": "e1"},
-              {"entity_type": "LOC", "start_offset": 22, "end_offset": 26, "identifier_type": "QUASI", "entity_id": "e2"},
-              {"entity_type": "DATETIME", "start_offset": 27, "end_offset": 34, "identifier_type": "QUASI", "entity_id": "e3"}]}}}]"#,
-    )
-    .unwrap();
+    let gold = write_gold(dir.path());
     let pred = dir.path().join("pred.jsonl");
     std::fs::write(
         &pred,
@@ -146,7 +144,7 @@ fn eval_tab_reads_the_figures_of_the_benchmark() {
     )
     .unwrap();
     let out = ok(&["eval", "tab", "--gold", p(&gold), "--pred", p(&pred)]);
-    // The name, and "in 1990" ("in" is an adposition); not Lyon.
+    // The name and the year; not Lyon.
     assert!(
         out.contains("direct identifiers (ER_di) 1.000, quasi identifiers (ER_qi) 0.500"),
         "{out}"

@@ -29,5 +29,7 @@ pub mod utility;
 pub use error::{Error, Result};
 pub use io::{read_gold, read_predictions};
 pub use job::EvalJob;
+pub use privacy::PrivacyReport;
 pub use spans::{GoldDocument, GoldMention, PrecisionRecall, SpanReport, evaluate_spans};
 pub use tab::{TabReport, evaluate_tab};
+pub use utility::UtilityReport;

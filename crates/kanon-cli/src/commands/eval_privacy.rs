@@ -2,6 +2,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
+use kanon_eval::PrivacyReport;
 use kanon_eval::job::{PrivacyJob, Truth, privacy};
 
 use crate::cli::EvalPrivacyArgs;
@@ -19,11 +20,5 @@ pub fn run(args: &EvalPrivacyArgs, out: &mut dyn Write) -> Result<()> {
         sanitized: args.sanitized.clone(),
         truth,
     })?;
-    if args.json {
-        serde_json::to_writer_pretty(&mut *out, &report)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{}", report.render())?;
-    }
-    Ok(())
+    super::print_report(out, args.json, &report, PrivacyReport::render)
 }

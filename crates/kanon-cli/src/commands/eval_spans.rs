@@ -1,6 +1,7 @@
 use std::io::Write;
 
 use anyhow::Result;
+use kanon_eval::SpanReport;
 use kanon_eval::job::{EvalJob, spans};
 
 use crate::cli::EvalSpansArgs;
@@ -10,11 +11,5 @@ pub fn run(args: &EvalSpansArgs, out: &mut dyn Write) -> Result<()> {
         gold: args.gold.clone(),
         pred: args.pred.clone(),
     })?;
-    if args.json {
-        serde_json::to_writer_pretty(&mut *out, &report)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{}", report.render())?;
-    }
-    Ok(())
+    super::print_report(out, args.json, &report, SpanReport::render)
 }

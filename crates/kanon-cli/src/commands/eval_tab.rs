@@ -1,6 +1,7 @@
 use std::io::Write;
 
 use anyhow::Result;
+use kanon_eval::TabReport;
 use kanon_eval::job::{EvalJob, tab};
 
 use crate::cli::EvalTabArgs;
@@ -10,11 +11,5 @@ pub fn run(args: &EvalTabArgs, out: &mut dyn Write) -> Result<()> {
         gold: args.gold.clone(),
         pred: args.pred.clone(),
     })?;
-    if args.json {
-        serde_json::to_writer_pretty(&mut *out, &report)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{}", report.render())?;
-    }
-    Ok(())
+    super::print_report(out, args.json, &report, TabReport::render)
 }

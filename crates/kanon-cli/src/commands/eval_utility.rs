@@ -1,6 +1,7 @@
 use std::io::Write;
 
 use anyhow::Result;
+use kanon_eval::UtilityReport;
 use kanon_eval::job::{UtilityJob, utility};
 
 use crate::cli::EvalUtilityArgs;
@@ -10,11 +11,5 @@ pub fn run(args: &EvalUtilityArgs, out: &mut dyn Write) -> Result<()> {
         docs: args.docs.clone(),
         sanitized: args.sanitized.clone(),
     })?;
-    if args.json {
-        serde_json::to_writer_pretty(&mut *out, &report)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{}", report.render())?;
-    }
-    Ok(())
+    super::print_report(out, args.json, &report, UtilityReport::render)
 }

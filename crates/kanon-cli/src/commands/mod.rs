@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use crate::cli::{BenchCommand, Cli, Command, EvalCommand, IndexCommand, KgCommand, LabelCommand};
 
@@ -64,5 +65,21 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
     }?;
     out.flush()?;
+    Ok(())
+}
+
+/// Writes a report as pretty JSON (`--json`) or as `rendered`, what a person reads.
+fn print_report<T: Serialize>(
+    out: &mut dyn Write,
+    json: bool,
+    report: &T,
+    rendered: impl FnOnce(&T) -> String,
+) -> Result<()> {
+    if json {
+        serde_json::to_writer_pretty(&mut *out, report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", rendered(report))?;
+    }
     Ok(())
 }
