@@ -81,22 +81,21 @@ impl<T> PathContext<T> for std::io::Result<T> {
     }
 }
 
-/// An error and its sources joined by `: `, the way the `kanon` binary prints errors; for the few
-/// places where an error must become text (a log line, a record of what was skipped).
-pub fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error and its sources joined by `: `, as the binary prints them (anyhow's `{:#}`).
+    fn chain(error: &dyn std::error::Error) -> String {
+        let mut text = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
+    }
 
     #[test]
     fn an_io_error_names_its_file_once_and_its_cause_once() {
