@@ -126,10 +126,7 @@ const DOCUMENTS_PER_PASS: usize = 64;
 /// Loads the tagger, detects the spans of every document and writes them atomically.
 pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
     let config = &job.config;
-    config.validate().map_err(|problem| Error::Config {
-        path: job.model.clone(),
-        message: format!("detect config: {problem}"),
-    })?;
+    config.validate().map_err(Error::Setting)?;
     let tagger = Tagger::load(&job.model, &Device::default())?
         .with_decision(config.decision())
         .with_tidy(config.tidy);

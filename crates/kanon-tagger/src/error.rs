@@ -25,6 +25,9 @@ pub enum Error {
     /// A model config, labels file or training config that cannot be used.
     #[error("{path}: {message}")]
     Config { path: PathBuf, message: String },
+    /// A detection or training setting that cannot be used (a threshold above 1).
+    #[error("{0}")]
+    Setting(String),
     /// The state an interrupted run left cannot be resumed.
     #[error("{path}: resuming: {message}")]
     Resume { path: PathBuf, message: String },
