@@ -172,4 +172,43 @@ mod tests {
             .to_string();
         assert!(err.contains("bad.toml:3: unknown field `prd`"), "{err}");
     }
+
+    #[test]
+    fn the_privacy_and_utility_jobs_round_trip_through_their_file_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let utility = UtilityJob {
+            docs: "docs.jsonl".into(),
+            sanitized: "out.jsonl".into(),
+        };
+        for truth in [
+            Truth::Id,
+            Truth::Field {
+                field: "person".into(),
+            },
+            Truth::Map {
+                path: "people.json".into(),
+            },
+        ] {
+            let privacy = PrivacyJob {
+                background: "background.json".into(),
+                sanitized: "out.jsonl".into(),
+                truth,
+            };
+            for name in ["job.toml", "job.json"] {
+                let path = dir.path().join(name);
+                privacy.save(&path).unwrap();
+                assert_eq!(PrivacyJob::load(&path).unwrap(), privacy);
+                utility.save(&path).unwrap();
+                assert_eq!(UtilityJob::load(&path).unwrap(), utility);
+            }
+        }
+        let path = dir.path().join("privacy.toml");
+        std::fs::write(
+            &path,
+            "background = \"b\"\nsanitized = \"s\"\n[truth]\nby = \"name\"\n",
+        )
+        .unwrap();
+        let err = PrivacyJob::load(&path).unwrap_err().to_string();
+        assert!(err.contains("privacy.toml:4: key `truth.by`"), "{err}");
+    }
 }
