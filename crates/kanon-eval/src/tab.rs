@@ -310,11 +310,12 @@ impl Gold {
         if uncovered.is_empty() {
             return true;
         }
-        // Tokens that overlap the span, whole (spaCy's `alignment_mode="expand"`).
-        let ignorable: Vec<Span> = self
-            .tokens
+        // Tokens that overlap the span, whole (spaCy's `alignment_mode="expand"`). Tokens are in
+        // order and do not overlap: the first is found by bisection.
+        let first = self.tokens.partition_point(|t| t.end <= span.start);
+        let ignorable: Vec<Span> = self.tokens[first..]
             .iter()
-            .filter(|t| t.start < end && span.start < t.end)
+            .take_while(|t| t.start < end)
             .filter(|t| {
                 let token: String = self.chars[t.start..t.end].iter().collect();
                 let after_apostrophe = t.start > 0 && matches!(self.chars[t.start - 1], '\'' | '’');
