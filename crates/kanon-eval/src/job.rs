@@ -27,7 +27,7 @@ pub struct EvalJob {
 
 impl ConfigFile for EvalJob {}
 
-/// Span scores: exact, partial and character-level, recall by identifier type.
+/// Span scores: exact, overlap, SemEval-2013 partial and character-level, recall by identifier type.
 pub fn spans(job: &EvalJob) -> Result<SpanReport> {
     let gold = read_gold(&job.gold)?;
     let predicted = read_predictions(&job.pred)?;

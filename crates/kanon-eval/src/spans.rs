@@ -2,7 +2,12 @@
 //!
 //! - **exact**: a predicted span is right when a gold span has the same offsets; a gold span is found
 //!   when a predicted span has its offsets;
-//! - **partial**: the same with "overlaps" instead of "has the same offsets";
+//! - **overlap**: the same with "overlaps" instead of "has the same offsets" (JSON key `partial`).
+//!   It flatters: one predicted span that glues three gold mentions together is right, and finds
+//!   all three;
+//! - **SemEval** (SemEval-2013 task 9's partial score): predicted and gold spans are paired one to
+//!   one, same offsets first, then overlapping spans by largest overlap; an exact pair counts 1, an
+//!   overlapping pair ½, and precision and recall divide that by the predicted and the gold spans;
 //! - **characters**: recall is the share of gold characters inside predicted spans, precision the share
 //!   of predicted characters inside gold spans;
 //! - **by identifier type** (when the gold has one): recall of DIRECT and QUASI mentions, and TAB's
@@ -45,8 +50,10 @@ pub struct PrecisionRecall {
 
 impl PrecisionRecall {
     fn new(right: usize, predicted: usize, found: usize, gold: usize) -> Self {
-        let precision = ratio(right, predicted);
-        let recall = ratio(found, gold);
+        Self::from_ratios(ratio(right, predicted), ratio(found, gold))
+    }
+
+    fn from_ratios(precision: f64, recall: f64) -> Self {
         let f1 = if precision + recall > 0.0 {
             2.0 * precision * recall / (precision + recall)
         } else {
@@ -85,7 +92,10 @@ pub struct SpanReport {
     pub gold_mentions: usize,
     pub predicted_spans: usize,
     pub exact: PrecisionRecall,
+    /// Any overlap counts, for every span it touches (see the module docs).
     pub partial: PrecisionRecall,
+    /// SemEval-2013's partial score: one-to-one pairs, ½ for an overlap that is not exact.
+    pub semeval: PrecisionRecall,
     pub char_precision: f64,
     pub char_recall: f64,
     pub by_identifier: BTreeMap<String, IdentifierRecall>,
@@ -109,7 +119,11 @@ impl SpanReport {
             r.gold_mentions, r.predicted_spans
         );
         let _ = writeln!(out, "            precision  recall     F1");
-        for (name, pr) in [("exact", &r.exact), ("partial", &r.partial)] {
+        for (name, pr) in [
+            ("exact", &r.exact),
+            ("overlap", &r.partial),
+            ("SemEval", &r.semeval),
+        ] {
             let _ = writeln!(
                 out,
                 "{name:<10} {:>10.3} {:>7.3} {:>6.3}",
@@ -121,10 +135,14 @@ impl SpanReport {
             "{:<10} {:>10.3} {:>7.3}",
             "characters", r.char_precision, r.char_recall
         );
+        let _ = writeln!(
+            out,
+            "(overlap: any overlap counts, for every span it touches; SemEval: spans paired one to one, ½ for an overlap)"
+        );
         if !r.by_identifier.is_empty() {
             let _ = writeln!(
                 out,
-                "recall by identifier type: mentions exact partial | entities entity-level (TAB)"
+                "recall by identifier type: mentions exact overlap | entities entity-level (TAB)"
             );
             for (name, i) in &r.by_identifier {
                 let _ = writeln!(
@@ -161,6 +179,8 @@ pub fn evaluate_spans(
         ..SpanReport::default()
     };
     let (mut exact_right, mut partial_right, mut exact_found, mut partial_found) = (0, 0, 0, 0);
+    // In half points: 2 per exact pair, 1 per overlapping pair.
+    let mut semeval_half_points = 0;
     let (mut gold_chars, mut pred_chars, mut both_chars) = (0usize, 0usize, 0usize);
     let mut by_identifier: BTreeMap<IdentifierType, IdentifierCounts> = BTreeMap::new();
     for doc in gold {
@@ -195,6 +215,8 @@ pub fn evaluate_spans(
                 .iter()
                 .filter(|g| spans.iter().any(|p| p.overlaps(g)))
                 .count();
+            let (exact_pairs, overlap_pairs) = pair_one_to_one(&spans, &gold_spans);
+            semeval_half_points += 2 * exact_pairs + overlap_pairs;
 
             let gold_covered = coverage(&gold_spans, length);
             gold_chars += gold_covered.iter().filter(|c| **c).count();
@@ -239,6 +261,10 @@ pub fn evaluate_spans(
         partial_found,
         report.gold_mentions,
     );
+    report.semeval = PrecisionRecall::from_ratios(
+        ratio(semeval_half_points, 2 * report.predicted_spans),
+        ratio(semeval_half_points, 2 * report.gold_mentions),
+    );
     report.char_precision = ratio(both_chars, pred_chars);
     report.char_recall = ratio(both_chars, gold_chars);
     report.by_identifier = by_identifier
@@ -261,6 +287,50 @@ pub fn evaluate_spans(
         })
         .collect();
     report
+}
+
+/// Pairs predicted and gold spans (each sorted, without repeats) one to one, SemEval-2013 style:
+/// spans with the same offsets first, then, among the spans left, overlapping ones by largest
+/// overlap (ties: leftmost gold span, then leftmost prediction). Returns (exact pairs, overlapping
+/// pairs).
+fn pair_one_to_one(predicted: &[Span], gold: &[Span]) -> (usize, usize) {
+    let mut predicted_left: Vec<Span> = Vec::new();
+    let mut exact = 0;
+    for p in predicted {
+        if gold.binary_search(p).is_ok() {
+            exact += 1;
+        } else {
+            predicted_left.push(*p);
+        }
+    }
+    let gold_left: Vec<Span> = gold
+        .iter()
+        .filter(|g| predicted.binary_search(g).is_err())
+        .copied()
+        .collect();
+    let mut candidates = Vec::new();
+    for (gi, g) in gold_left.iter().enumerate() {
+        // Both lists are sorted by start: only predictions starting before g ends can overlap.
+        let until = predicted_left.partition_point(|p| p.start < g.end);
+        for (pi, p) in predicted_left[..until].iter().enumerate() {
+            let overlap = p.end.min(g.end).saturating_sub(p.start.max(g.start));
+            if overlap > 0 {
+                candidates.push((std::cmp::Reverse(overlap), gi, pi));
+            }
+        }
+    }
+    candidates.sort_unstable();
+    let mut gold_paired = vec![false; gold_left.len()];
+    let mut predicted_paired = vec![false; predicted_left.len()];
+    let mut overlapping = 0;
+    for (_, gi, pi) in candidates {
+        if !gold_paired[gi] && !predicted_paired[pi] {
+            gold_paired[gi] = true;
+            predicted_paired[pi] = true;
+            overlapping += 1;
+        }
+    }
+    (exact, overlapping)
 }
 
 /// Which characters of a text of `length` characters the spans cover.
@@ -319,6 +389,9 @@ mod tests {
         assert!((report.exact.recall - 1.0 / 3.0).abs() < 1e-9);
         assert!((report.partial.precision - 2.0 / 3.0).abs() < 1e-9);
         assert!((report.partial.recall - 2.0 / 3.0).abs() < 1e-9);
+        // One exact pair (1) and one overlapping pair (½) of three predicted and three gold.
+        assert!((report.semeval.precision - 0.5).abs() < 1e-9);
+        assert!((report.semeval.recall - 0.5).abs() < 1e-9);
         // Gold chars 30, predicted 30, both 10 + 5.
         assert!((report.char_recall - 0.5).abs() < 1e-9);
         assert!((report.char_precision - 0.5).abs() < 1e-9);
@@ -336,6 +409,47 @@ mod tests {
         assert_eq!((quasi.mentions, quasi.partial, quasi.entities), (2, 0.5, 2));
         // e2 is only half masked and e1's QUASI mention not at all: no QUASI entity is protected.
         assert_eq!(quasi.entity_level, 0.0);
+    }
+
+    #[test]
+    fn a_span_that_glues_mentions_together_gets_half_of_one_in_the_semeval_score() {
+        use IdentifierType::*;
+        let gold = vec![doc(vec![
+            mention(0, 5, Quasi, "e1"),
+            mention(6, 10, Quasi, "e2"),
+            mention(11, 20, Quasi, "e3"),
+        ])];
+        let report = evaluate_spans(&gold, &predict(&[(0, 20)]));
+        // The overlap score credits the glued span with all three mentions.
+        assert_eq!(
+            (report.partial.precision, report.partial.recall),
+            (1.0, 1.0)
+        );
+        // SemEval pairs it with one mention (the largest overlap, [11, 20)) for half a point.
+        assert_eq!(
+            (report.semeval.precision, report.semeval.recall),
+            (0.5, 0.5 / 3.0)
+        );
+        assert_eq!(
+            pair_one_to_one(
+                &[Span::new(0, 20)],
+                &[Span::new(0, 5), Span::new(6, 10), Span::new(11, 20)]
+            ),
+            (0, 1)
+        );
+        // Two predictions inside one mention: one pair, the other prediction is spurious.
+        assert_eq!(
+            pair_one_to_one(&[Span::new(0, 2), Span::new(3, 5)], &[Span::new(0, 5)]),
+            (0, 1)
+        );
+        // An exact pair is taken before an overlap would take its prediction.
+        assert_eq!(
+            pair_one_to_one(
+                &[Span::new(0, 5), Span::new(4, 9)],
+                &[Span::new(0, 5), Span::new(3, 8)]
+            ),
+            (1, 1)
+        );
     }
 
     #[test]
