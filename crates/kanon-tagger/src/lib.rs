@@ -11,6 +11,8 @@
 //!   labels file).
 //! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
 //!   [`detect`]: a [`detect::DetectJob`] over documents, writing spans JSONL.
+//! - [`encoder`]: the encoder alone as a sentence embedder (mean pooling, unit length), for
+//!   similarity measures.
 //!
 //! ```
 //! use kanon_core::{EntityType, Span};
@@ -30,6 +32,7 @@ pub mod checkpoint;
 pub mod data;
 pub mod dataset;
 pub mod detect;
+pub mod encoder;
 pub mod error;
 pub mod inference;
 pub mod labels;

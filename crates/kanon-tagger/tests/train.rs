@@ -23,26 +23,9 @@ const WORDS: &str = "the writer was born in vienna paris london berlin 1992 1990
 
 fn write_pretrained(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
-    let mut vocab: Vec<String> = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "."]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    vocab.extend(WORDS.split(' ').map(str::to_owned));
-    let n = vocab.len();
-    let vocab_json: serde_json::Map<String, serde_json::Value> = vocab
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| (t, i.into()))
-        .collect();
-    let tokenizer = serde_json::json!({
-        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
-        "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true,
-                       "strip_accents": null, "lowercase": true},
-        "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": null, "decoder": null,
-        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-                  "max_input_chars_per_word": 100, "vocab": vocab_json}
-    });
-    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    let words: Vec<&str> = std::iter::once(".").chain(WORDS.split(' ')).collect();
+    kanon_tagger::encoder::write_test_tokenizer(&dir.join("tokenizer.json"), &words).unwrap();
+    let n = 5 + words.len();
     std::fs::write(
         dir.join("config.json"),
         serde_json::json!({"vocab_size": n, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
