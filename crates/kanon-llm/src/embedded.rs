@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::limit::Semaphore;
 use crate::{
     ChatModel, ChatRequest, ChatResponse, Choice, Error, Message, ModelId, Result, Role,
-    TokenLogprob, Usage,
+    ScoredToken, TextScorer, TokenLogprob, Usage,
 };
 
 /// Tokens per `llama_decode` call while reading the prompt.
@@ -491,6 +491,136 @@ impl EmbeddedModel {
             },
         };
         Ok((response, timings))
+    }
+}
+
+/// Tokens scored per window: beyond it, a text is read in windows that overlap by half, each
+/// token scored with at least half a window of context.
+const SCORE_WINDOW: usize = 1024;
+
+impl EmbeddedModel {
+    /// Each token of `text` (tokenized as plain text, never parsed for special tokens) with its
+    /// log-probability given the text before it. The model reads the text after its start-of-text
+    /// token, in windows of at most [`SCORE_WINDOW`] tokens that overlap by half.
+    pub fn score_text(&self, text: &str) -> Result<Vec<ScoredToken>> {
+        let backend_name = format!("embedded {}", self.name);
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(text.as_bytes(), false, false);
+        if tokens.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Character offsets of each token, from its bytes.
+        let mut bytes = Vec::with_capacity(text.len());
+        let mut byte_starts = Vec::with_capacity(tokens.len() + 1);
+        for &token in &tokens {
+            byte_starts.push(bytes.len());
+            bytes.extend_from_slice(&vocab.token_to_piece(token, false, None));
+        }
+        byte_starts.push(bytes.len());
+        // SentencePiece tokenizers may add a space in front of the text.
+        let shift = if bytes == text.as_bytes() {
+            0
+        } else if bytes.first() == Some(&b' ') && &bytes[1..] == text.as_bytes() {
+            1
+        } else {
+            return Err(Error::backend(
+                &backend_name,
+                "its tokens do not spell the scored text out again",
+            ));
+        };
+        let mut char_at_byte = vec![0usize; text.len() + 1];
+        for (index, (byte, _)) in text.char_indices().enumerate() {
+            char_at_byte[byte] = index;
+        }
+        char_at_byte[text.len()] = text.chars().count();
+        let to_char = |byte: usize, round_up: bool| {
+            let mut b = byte.saturating_sub(shift).min(text.len());
+            while !text.is_char_boundary(b) {
+                if round_up { b += 1 } else { b -= 1 }
+            }
+            char_at_byte[b]
+        };
+
+        let bos = vocab.bos();
+        let window = SCORE_WINDOW.min(self.max_context as usize - 1).max(2);
+        let half = window / 2;
+        let threads = i32::try_from(self.threads).unwrap_or(i32::MAX);
+        let n_ctx = NonZeroU32::new((window + 1) as u32)
+            .ok_or_else(|| Error::InvalidRequest("an empty context".into()))?;
+        let params = || {
+            LlamaContextParams::default()
+                .with_n_ctx(Some(n_ctx))
+                .with_n_batch(PROMPT_BATCH as u32)
+                .with_n_ubatch(PROMPT_BATCH as u32)
+                .with_n_seq_max(1)
+                .with_n_threads(threads)
+                .with_n_threads_batch(threads)
+        };
+        let _permit = self.in_flight.acquire();
+        let mut logprobs = vec![f32::NAN; tokens.len()];
+        let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
+        // Window w reads tokens [from, from + window) and scores those from `score_from` on.
+        let mut from = 0;
+        let mut score_from = 0;
+        loop {
+            let until = (from + window).min(tokens.len());
+            let mut ctx = {
+                let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+                self.model.new_context(backend()?, params()).map_err(|err| {
+                    Error::backend_from(&backend_name, "creating a scoring context", err)
+                })?
+            };
+            // Position 0 is the start-of-text token; token i of the window sits at i + 1.
+            let input: Vec<LlamaToken> = std::iter::once(bos)
+                .chain(tokens[from..until].iter().copied())
+                .collect();
+            for (chunk_index, chunk) in input.chunks(PROMPT_BATCH).enumerate() {
+                batch.clear();
+                let base = chunk_index * PROMPT_BATCH;
+                for (offset, &token) in chunk.iter().enumerate() {
+                    batch
+                        .add(token, (base + offset) as i32, &[0], true)
+                        .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
+                }
+                ctx.decode(&mut batch)
+                    .map_err(|err| Error::backend_from(&backend_name, "reading the text", err))?;
+                for offset in 0..chunk.len() {
+                    // The logits at input position p predict input position p + 1, which is
+                    // the text's token from + p.
+                    let target = from + base + offset;
+                    if target >= until || target < score_from {
+                        continue;
+                    }
+                    let logits = ctx.get_logits_ith(offset as i32);
+                    logprobs[target] = log_softmax_at(logits, tokens[target].0 as usize);
+                }
+            }
+            if until == tokens.len() {
+                break;
+            }
+            score_from = until;
+            from = until - half;
+        }
+        Ok(tokens
+            .iter()
+            .enumerate()
+            .map(|(i, _)| ScoredToken {
+                start: to_char(byte_starts[i], false),
+                end: to_char(byte_starts[i + 1], true),
+                logprob: logprobs[i],
+            })
+            .collect())
+    }
+}
+
+impl TextScorer for EmbeddedModel {
+    /// `embedded` and the file name, as for chat.
+    fn id(&self) -> ModelId {
+        ModelId::new("embedded", self.name.clone())
+    }
+
+    fn token_logprobs(&self, text: &str) -> Result<Vec<ScoredToken>> {
+        self.score_text(text)
     }
 }
 

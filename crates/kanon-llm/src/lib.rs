@@ -5,6 +5,9 @@
 //! - [`CachedModel`]: every answer of another model kept on disk, so reruns are free and identical;
 //! - [`ScriptedModel`]: canned answers for tests.
 //!
+//! The embedded model also scores given texts ([`TextScorer`]: each token's log-probability), which
+//! information-content measures use.
+//!
 //! [`LlmConfig`] names one of them as data (`{"backend": "http", …}`) and [`open`] opens it.
 //!
 //! ```
@@ -28,6 +31,7 @@ pub mod embedded;
 pub mod error;
 pub mod http;
 mod limit;
+pub mod score;
 pub mod scripted;
 pub mod types;
 
@@ -37,6 +41,7 @@ pub use config::{LlmConfig, open};
 pub use embedded::{EmbeddedModel, EmbeddedOptions, Timings};
 pub use error::{Error, Result};
 pub use http::{HttpModel, HttpModelBuilder};
+pub use score::{ScoredToken, TextScorer};
 pub use scripted::ScriptedModel;
 pub use types::{ChatRequest, ChatResponse, Choice, Message, ModelId, Role, TokenLogprob, Usage};
 

@@ -183,3 +183,27 @@ fn the_config_opens_the_cached_model_by_name() {
     let model = open(&config).unwrap();
     assert_eq!(model.id().model, "SmolLM2-135M-Instruct.Q4_1.gguf");
 }
+
+#[test]
+fn the_real_model_scores_every_token_of_a_text() {
+    use kanon_llm::score::{TextScorer, information_content};
+    let Some(model) = smollm2() else { return };
+    let text = "The capital of France is Paris. Zoë lives in Vienna, Austria.";
+    let tokens = model.token_logprobs(text).unwrap();
+    assert_eq!(tokens.first().map(|t| t.start), Some(0));
+    assert_eq!(tokens.last().map(|t| t.end), Some(text.chars().count()));
+    for pair in tokens.windows(2) {
+        assert!(pair[0].end <= pair[1].end && pair[0].start <= pair[1].start);
+    }
+    assert!(tokens.iter().all(|t| t.logprob.is_finite() && t.logprob <= 0.0));
+    // The model knows its geography: Paris is less surprising there than Tokyo.
+    let tokyo = model
+        .token_logprobs("The capital of France is Tokyo. Zoë lives in Vienna, Austria.")
+        .unwrap();
+    let paris_at = text.find("Paris").unwrap();
+    let ic = |tokens: &[kanon_llm::ScoredToken]| information_content(tokens, paris_at, paris_at + 5);
+    assert!(ic(&tokens) < ic(&tokyo), "IC(Paris) {} vs IC(Tokyo) {}", ic(&tokens), ic(&tokyo));
+    // Scoring is deterministic.
+    assert_eq!(model.token_logprobs(text).unwrap(), tokens);
+    assert!(model.token_logprobs("").unwrap().is_empty());
+}
