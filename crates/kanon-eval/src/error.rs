@@ -16,6 +16,16 @@ pub enum Error {
     /// The search engine behind the lexical attacker failed.
     #[error("searching the background texts")]
     Search(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The language model could not score an original.
+    #[error("scoring the original of document {id:?} with the language model")]
+    Scorer {
+        id: String,
+        #[source]
+        source: kanon_llm::Error,
+    },
+    /// An encoder (sentence embeddings, the neural attacker) failed.
+    #[error("running the encoder")]
+    Model(#[source] kanon_tagger::Error),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

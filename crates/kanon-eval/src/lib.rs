@@ -24,6 +24,7 @@ pub mod job;
 pub mod privacy;
 pub mod spans;
 pub mod tab;
+pub mod tps;
 pub mod utility;
 
 pub use error::{Error, Result};

@@ -566,9 +566,11 @@ impl EmbeddedModel {
             let until = (from + window).min(tokens.len());
             let mut ctx = {
                 let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
-                self.model.new_context(backend()?, params()).map_err(|err| {
-                    Error::backend_from(&backend_name, "creating a scoring context", err)
-                })?
+                self.model
+                    .new_context(backend()?, params())
+                    .map_err(|err| {
+                        Error::backend_from(&backend_name, "creating a scoring context", err)
+                    })?
             };
             // Position 0 is the start-of-text token; token i of the window sits at i + 1.
             let input: Vec<LlamaToken> = std::iter::once(bos)
@@ -580,7 +582,9 @@ impl EmbeddedModel {
                 for (offset, &token) in chunk.iter().enumerate() {
                     batch
                         .add(token, (base + offset) as i32, &[0], true)
-                        .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
+                        .map_err(|err| {
+                            Error::backend_from(&backend_name, "filling a batch", err)
+                        })?;
                 }
                 ctx.decode(&mut batch)
                     .map_err(|err| Error::backend_from(&backend_name, "reading the text", err))?;

@@ -195,14 +195,24 @@ fn the_real_model_scores_every_token_of_a_text() {
     for pair in tokens.windows(2) {
         assert!(pair[0].end <= pair[1].end && pair[0].start <= pair[1].start);
     }
-    assert!(tokens.iter().all(|t| t.logprob.is_finite() && t.logprob <= 0.0));
+    assert!(
+        tokens
+            .iter()
+            .all(|t| t.logprob.is_finite() && t.logprob <= 0.0)
+    );
     // The model knows its geography: Paris is less surprising there than Tokyo.
     let tokyo = model
         .token_logprobs("The capital of France is Tokyo. Zoë lives in Vienna, Austria.")
         .unwrap();
     let paris_at = text.find("Paris").unwrap();
-    let ic = |tokens: &[kanon_llm::ScoredToken]| information_content(tokens, paris_at, paris_at + 5);
-    assert!(ic(&tokens) < ic(&tokyo), "IC(Paris) {} vs IC(Tokyo) {}", ic(&tokens), ic(&tokyo));
+    let ic =
+        |tokens: &[kanon_llm::ScoredToken]| information_content(tokens, paris_at, paris_at + 5);
+    assert!(
+        ic(&tokens) < ic(&tokyo),
+        "IC(Paris) {} vs IC(Tokyo) {}",
+        ic(&tokens),
+        ic(&tokyo)
+    );
     // Scoring is deterministic.
     assert_eq!(model.token_logprobs(text).unwrap(), tokens);
     assert!(model.token_logprobs("").unwrap().is_empty());
