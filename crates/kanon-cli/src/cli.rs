@@ -379,7 +379,8 @@ pub enum EvalCommand {
     /// Re-identification risk (TRIR): the share of documents whose person an attacker who
     /// knows public background texts names (first guess; also within five).
     Privacy(EvalPrivacyArgs),
-    /// How much sanitization changed: shares of the originals' characters and words replaced.
+    /// How much sanitization changed: shares of the originals' characters and words replaced;
+    /// with `--tps`, how much of their information survived (TPS).
     Utility(EvalUtilityArgs),
 }
 
@@ -391,8 +392,32 @@ pub struct EvalUtilityArgs {
     /// `kanon sanitize`'s output (its edit log says what was replaced).
     #[arg(long)]
     pub sanitized: PathBuf,
+    /// Also measure TPS (text preserved similarity): needs the embedded LLM (information
+    /// content) and the sentence encoder, fetched by `kanon models fetch`.
+    #[arg(long)]
+    pub tps: bool,
+    #[command(flatten)]
+    pub tps_models: TpsModelArgs,
     #[arg(long)]
     pub json: bool,
+}
+
+/// The models TPS uses.
+#[derive(Debug, Args)]
+pub struct TpsModelArgs {
+    /// The language model for information content: `embedded` or an LLM config file (only the
+    /// embedded backend scores texts).
+    #[arg(long, default_value = "embedded")]
+    pub llm: String,
+    /// The embedded model: a name of kanon's model cache or a `.gguf` path.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Threads of the embedded model (default: all cores).
+    #[arg(long)]
+    pub llm_threads: Option<usize>,
+    /// The sentence encoder for similarities: a model of kanon's cache or a checkpoint directory.
+    #[arg(long, default_value = "all-minilm-l6-v2")]
+    pub encoder: String,
 }
 
 #[derive(Debug, Args)]

@@ -23,6 +23,12 @@ pub enum Error {
         #[source]
         source: kanon_llm::Error,
     },
+    /// The language model could not be opened.
+    #[error("opening the language model")]
+    OpenLlm(#[source] kanon_llm::Error),
+    /// A model of kanon's cache could not be found.
+    #[error("finding a model")]
+    Models(#[source] kanon_models::Error),
     /// An encoder (sentence embeddings, the neural attacker) failed.
     #[error("running the encoder")]
     Model(#[source] kanon_tagger::Error),

@@ -7,11 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::HashMap;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::io::{read_gold, read_predictions};
 use crate::privacy::{AttackedDocument, Background, PrivacyReport, evaluate_privacy};
 use crate::spans::{SpanReport, evaluate_spans};
 use crate::tab::{TabReport, evaluate_tab};
+use crate::tps::TpsEvaluator;
 use crate::utility::{UtilityReport, evaluate_utility};
 
 /// Which files to score.
@@ -122,28 +123,86 @@ pub fn privacy(job: &PrivacyJob) -> Result<PrivacyReport> {
 }
 
 /// Original documents and their sanitized versions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UtilityJob {
     /// The originals: JSONL `{"id","text"}` or TAB-schema JSON.
     pub docs: PathBuf,
     /// `kanon sanitize`'s output, with its edit log.
     pub sanitized: PathBuf,
+    /// Also measure TPS, with these models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps: Option<TpsModels>,
 }
 
 impl ConfigFile for UtilityJob {}
 
-/// How much of the originals the sanitization changed.
+/// The models TPS needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TpsModels {
+    /// The language model whose log-probabilities give each term's information content (the
+    /// embedded backend: only it scores given texts).
+    #[serde(default)]
+    pub llm: kanon_llm::LlmConfig,
+    /// The sentence encoder for similarities: a model of kanon's cache or a checkpoint directory.
+    #[serde(default = "default_encoder")]
+    pub encoder: String,
+}
+
+fn default_encoder() -> String {
+    "all-minilm-l6-v2".into()
+}
+
+impl Default for TpsModels {
+    fn default() -> Self {
+        TpsModels {
+            llm: kanon_llm::LlmConfig::default(),
+            encoder: default_encoder(),
+        }
+    }
+}
+
+impl TpsModels {
+    /// Opens both models.
+    pub fn open(
+        &self,
+    ) -> Result<(
+        Box<dyn kanon_llm::TextScorer>,
+        kanon_tagger::encoder::SentenceEncoder,
+    )> {
+        let scorer = kanon_llm::open_scorer(&self.llm).map_err(Error::OpenLlm)?;
+        let dir = kanon_models::resolve_pretrained(&self.encoder).map_err(Error::Models)?;
+        let encoder =
+            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::default())
+                .map_err(Error::Model)?;
+        Ok((scorer, encoder))
+    }
+}
+
+/// Reads `kanon sanitize`'s output; an empty file is an error.
+pub fn read_sanitized(path: &std::path::Path) -> Result<Vec<kanon_sanitize::SanitizedDocument>> {
+    let sanitized: Vec<kanon_sanitize::SanitizedDocument> = kanon_core::io::read_jsonl(path)?
+        .map(|record| record.map(|(_, doc)| doc))
+        .collect::<std::result::Result<_, _>>()?;
+    if sanitized.is_empty() {
+        return Err(kanon_core::Error::format(path, "no documents").into());
+    }
+    Ok(sanitized)
+}
+
+/// How much of the originals the sanitization changed, and with TPS models how much of their
+/// information it kept.
 pub fn utility(job: &UtilityJob) -> Result<UtilityReport> {
     let originals = kanon_core::io::read_documents(&job.docs)?.docs;
-    let sanitized: Vec<kanon_sanitize::SanitizedDocument> =
-        kanon_core::io::read_jsonl(&job.sanitized)?
-            .map(|record| record.map(|(_, doc)| doc))
-            .collect::<std::result::Result<_, _>>()?;
-    if sanitized.is_empty() {
-        return Err(kanon_core::Error::format(&job.sanitized, "no documents").into());
+    let sanitized = read_sanitized(&job.sanitized)?;
+    let mut report = evaluate_utility(&originals, &sanitized)?;
+    if let Some(models) = &job.tps {
+        let (scorer, encoder) = models.open()?;
+        let evaluator = TpsEvaluator::new(scorer.as_ref(), &encoder);
+        report.tps = Some(evaluator.evaluate(&originals, &sanitized)?);
     }
-    evaluate_utility(&originals, &sanitized)
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -179,6 +238,7 @@ mod tests {
         let utility = UtilityJob {
             docs: "docs.jsonl".into(),
             sanitized: "out.jsonl".into(),
+            tps: Some(TpsModels::default()),
         };
         for truth in [
             Truth::Id,

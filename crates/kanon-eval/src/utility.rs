@@ -46,11 +46,14 @@ pub struct UtilityReport {
     pub words_changed: f64,
     /// The sanitized texts' length over the originals'.
     pub length_ratio: f64,
+    /// Text preserved similarity, when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tps: Option<crate::tps::TpsReport>,
 }
 
 impl UtilityReport {
     pub fn render(&self) -> String {
-        format!(
+        let mut out = format!(
             "documents {} ({} originals not sanitized, not measured)\n\
              changed: {:.1} % of the characters, {:.1} % of the words; sanitized length {:.1} % of the original\n",
             self.documents,
@@ -58,7 +61,11 @@ impl UtilityReport {
             100.0 * self.chars_changed,
             100.0 * self.words_changed,
             100.0 * self.length_ratio
-        )
+        );
+        if let Some(tps) = &self.tps {
+            out += &tps.render();
+        }
+        out
     }
 }
 
@@ -133,5 +140,6 @@ pub fn evaluate_utility(
         chars_changed: share(changed_chars, chars),
         words_changed: share(changed_words, words),
         length_ratio: share(sanitized_length, original_length),
+        tps: None,
     })
 }

@@ -20,6 +20,7 @@ fn job(dir: &std::path::Path, sanitized: &str) -> UtilityJob {
     UtilityJob {
         docs: dir.join("docs.jsonl"),
         sanitized: dir.join("out.jsonl"),
+        tps: None,
     }
 }
 

@@ -221,19 +221,68 @@ pub fn resolve_gguf(model: &str) -> Result<PathBuf> {
     Ok(dir.join(file))
 }
 
+/// Opens the model `config` names as a [`TextScorer`]: only the embedded backend can score a
+/// given text (an OpenAI-compatible chat endpoint returns log-probabilities of what it writes,
+/// not of what it reads).
+pub fn open_scorer(config: &LlmConfig) -> Result<Box<dyn crate::TextScorer>> {
+    match config {
+        LlmConfig::Embedded {
+            model,
+            threads,
+            max_context,
+        } => scoring_model(model, *threads, *max_context),
+        LlmConfig::Http { url, .. } => Err(Error::load(
+            url,
+            "scoring texts needs the embedded backend: a chat endpoint returns the \
+             log-probabilities of what it writes, not of a given text",
+        )),
+        LlmConfig::Scripted { name, .. } => Err(Error::load(
+            name,
+            "a scripted model writes canned answers; it cannot score texts",
+        )),
+    }
+}
+
 #[cfg(feature = "embedded")]
-fn open_embedded(
+fn embedded_model(
     model: &str,
     threads: Option<usize>,
     max_context: Option<u32>,
-) -> Result<Box<dyn ChatModel>> {
+) -> Result<crate::EmbeddedModel> {
     let path = resolve_gguf(model)?;
     let options = crate::EmbeddedOptions {
         threads,
         max_context,
         ..crate::EmbeddedOptions::default()
     };
-    Ok(Box::new(crate::EmbeddedModel::open_with(path, options)?))
+    crate::EmbeddedModel::open_with(path, options)
+}
+
+#[cfg(feature = "embedded")]
+fn open_embedded(
+    model: &str,
+    threads: Option<usize>,
+    max_context: Option<u32>,
+) -> Result<Box<dyn ChatModel>> {
+    Ok(Box::new(embedded_model(model, threads, max_context)?))
+}
+
+#[cfg(feature = "embedded")]
+fn scoring_model(
+    model: &str,
+    threads: Option<usize>,
+    max_context: Option<u32>,
+) -> Result<Box<dyn crate::TextScorer>> {
+    Ok(Box::new(embedded_model(model, threads, max_context)?))
+}
+
+#[cfg(not(feature = "embedded"))]
+fn no_runtime(model: &str) -> Error {
+    Error::load(
+        model,
+        "this build has no embedded LLM runtime: build kanon-llm with `--features embedded` \
+         (the kanon binary has it by default; it needs cmake and libclang-dev)",
+    )
 }
 
 #[cfg(not(feature = "embedded"))]
@@ -242,11 +291,16 @@ fn open_embedded(
     _threads: Option<usize>,
     _max_context: Option<u32>,
 ) -> Result<Box<dyn ChatModel>> {
-    Err(Error::load(
-        model,
-        "this build has no embedded LLM runtime: build kanon-llm with `--features embedded` \
-         (the kanon binary has it by default; it needs cmake and libclang-dev)",
-    ))
+    Err(no_runtime(model))
+}
+
+#[cfg(not(feature = "embedded"))]
+fn scoring_model(
+    model: &str,
+    _threads: Option<usize>,
+    _max_context: Option<u32>,
+) -> Result<Box<dyn crate::TextScorer>> {
+    Err(no_runtime(model))
 }
 
 #[cfg(test)]

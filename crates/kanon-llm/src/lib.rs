@@ -36,7 +36,7 @@ pub mod scripted;
 pub mod types;
 
 pub use cache::{CacheStats, CachedModel, ResponseCache, default_cache_dir};
-pub use config::{LlmConfig, open};
+pub use config::{LlmConfig, open, open_scorer};
 #[cfg(feature = "embedded")]
 pub use embedded::{EmbeddedModel, EmbeddedOptions, Timings};
 pub use error::{Error, Result};
