@@ -432,8 +432,28 @@ pub struct EvalPrivacyArgs {
     /// ids to background names (default: the document id is the background name).
     #[arg(long)]
     pub truth: Option<String>,
+    #[command(flatten)]
+    pub neural: NeuralAttackerArgs,
     #[arg(long)]
     pub json: bool,
+}
+
+/// The neural attacker: a BERT classifier over the background's people.
+#[derive(Debug, Args)]
+pub struct NeuralAttackerArgs {
+    /// Also attack with a fine-tuned BERT: its checkpoint directory, reused when it exists and
+    /// trained on the background when not (an interrupted training resumes).
+    #[arg(long, value_name = "DIR")]
+    pub neural: Option<PathBuf>,
+    /// The attacker's training knobs (TOML or JSON, `ClassifierConfig`).
+    #[arg(long, value_name = "FILE", requires = "neural")]
+    pub neural_config: Option<PathBuf>,
+    /// Training epochs of the attacker (over the config).
+    #[arg(long, requires = "neural")]
+    pub neural_epochs: Option<usize>,
+    /// The encoder it fine-tunes: a model of kanon's cache or a BERT checkpoint directory.
+    #[arg(long, default_value = "all-minilm-l6-v2")]
+    pub neural_pretrained: String,
 }
 
 #[derive(Debug, Args)]

@@ -9,11 +9,15 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::io::{read_gold, read_predictions};
-use crate::privacy::{AttackedDocument, Background, PrivacyReport, evaluate_privacy};
+use crate::privacy::{
+    AttackedDocument, Attacker, Background, LexicalAttacker, NeuralAttacker, NeuralAttackerJob,
+    PrivacyReport, evaluate_privacy,
+};
 use crate::spans::{SpanReport, evaluate_spans};
 use crate::tab::{TabReport, evaluate_tab};
 use crate::tps::TpsEvaluator;
 use crate::utility::{UtilityReport, evaluate_utility};
+use kanon_core::Progress;
 
 /// Which files to score.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +61,7 @@ pub enum Truth {
 }
 
 /// Documents to attack, and what the attacker knows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrivacyJob {
     /// `[{"name", "public_knowledge"}]`: the public texts about the population.
@@ -67,13 +71,47 @@ pub struct PrivacyJob {
     pub sanitized: PathBuf,
     #[serde(default)]
     pub truth: Truth,
+    /// Also attack with a fine-tuned BERT classifier (trained on the background when its
+    /// checkpoint does not exist yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neural: Option<NeuralAttackerJob>,
 }
 
 impl ConfigFile for PrivacyJob {}
 
-/// The re-identification risk of the documents (TRIR) against the lexical attacker.
-pub fn privacy(job: &PrivacyJob) -> Result<PrivacyReport> {
+/// The attackers a job names: BM25 always, the neural one when asked for.
+pub fn attackers(
+    background: &Background,
+    neural: Option<&NeuralAttackerJob>,
+    progress: &dyn Progress,
+) -> Result<Vec<Box<dyn Attacker>>> {
+    let mut attackers: Vec<Box<dyn Attacker>> = vec![Box::new(LexicalAttacker::new(background)?)];
+    if let Some(job) = neural {
+        attackers.push(Box::new(NeuralAttacker::load_or_train(
+            background, job, progress,
+        )?));
+    }
+    Ok(attackers)
+}
+
+/// The re-identification risk of the documents (TRIR) against the lexical attacker, and the
+/// neural one when the job names it.
+pub fn privacy(job: &PrivacyJob, progress: &dyn Progress) -> Result<PrivacyReport> {
     let background = Background::read(&job.background)?;
+    let attackers = attackers(&background, job.neural.as_ref(), progress)?;
+    let (docs, names) = attacked_documents(job)?;
+    let person_of = |id: &str| match job.truth {
+        Truth::Id => Some(id.to_owned()),
+        _ => names.get(id).cloned(),
+    };
+    let attackers: Vec<&dyn Attacker> = attackers.iter().map(|a| a.as_ref()).collect();
+    evaluate_privacy(&background, &docs, &person_of, &attackers)
+}
+
+/// The documents a privacy job attacks, and (unless their ids are the names) who each is about.
+fn attacked_documents(
+    job: &PrivacyJob,
+) -> Result<(Vec<AttackedDocument>, HashMap<String, String>)> {
     let (docs, names): (Vec<AttackedDocument>, HashMap<String, String>) = match &job.truth {
         Truth::Field { field } => {
             let mut docs = Vec::new();
@@ -115,11 +153,7 @@ pub fn privacy(job: &PrivacyJob) -> Result<PrivacyReport> {
     if docs.is_empty() {
         return Err(kanon_core::Error::format(&job.sanitized, "no documents").into());
     }
-    let person_of = |id: &str| match job.truth {
-        Truth::Id => Some(id.to_owned()),
-        _ => names.get(id).cloned(),
-    };
-    evaluate_privacy(&background, &docs, &person_of)
+    Ok((docs, names))
 }
 
 /// Original documents and their sanitized versions.
@@ -253,6 +287,11 @@ mod tests {
                 background: "background.json".into(),
                 sanitized: "out.jsonl".into(),
                 truth,
+                neural: Some(NeuralAttackerJob {
+                    checkpoint: "checkpoints/attacker".into(),
+                    pretrained: "all-minilm-l6-v2".into(),
+                    config: Default::default(),
+                }),
             };
             for name in ["job.toml", "job.json"] {
                 let path = dir.path().join(name);

@@ -22,7 +22,7 @@
 //! ```
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
@@ -30,7 +30,17 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TEXT};
 use tantivy::{Index, IndexReader, Term, doc};
 
+use kanon_core::Progress;
+use kanon_core::config::ConfigFile;
+use kanon_tagger::classifier::{
+    self, CLASSES_FILE, ClassifierConfig, ClassifierTrainJob, LabeledText, TextClassifier,
+};
+use kanon_tagger::train::TrainOptions;
+
 use crate::error::{Error, Result};
+
+/// The report's name for "re-identified by any attacker".
+pub const ENSEMBLE: &str = "ensemble";
 
 /// The people an attacker knows, with the public text about each (none for some).
 #[derive(Debug, Clone, Default)]
@@ -110,6 +120,16 @@ impl Background {
     pub fn without_text(&self) -> usize {
         self.texts.iter().filter(|t| t.is_none()).count()
     }
+}
+
+/// Someone who names the person behind a text.
+pub trait Attacker {
+    /// How reports name it (`bm25`, `bert`).
+    fn name(&self) -> &str;
+
+    /// For each text, the `k` people (background indices) it most likely is about, best first
+    /// (fewer when the attacker has fewer candidates).
+    fn rank_many(&self, texts: &[&str], k: usize) -> Result<Vec<Vec<usize>>>;
 }
 
 /// BM25 over the background texts.
@@ -203,6 +223,134 @@ impl LexicalAttacker {
     }
 }
 
+impl Attacker for LexicalAttacker {
+    fn name(&self) -> &str {
+        "bm25"
+    }
+
+    fn rank_many(&self, texts: &[&str], k: usize) -> Result<Vec<Vec<usize>>> {
+        texts.iter().map(|text| self.rank(text, k)).collect()
+    }
+}
+
+/// A fine-tuned BERT classifier over the background's people (those with a text): trained on
+/// windows of their background texts with random word-piece masking, it scores a document by
+/// summing its windows' log-probabilities.
+#[derive(Debug)]
+pub struct NeuralAttacker {
+    classifier: TextClassifier,
+    /// The background index of each class.
+    person_of_class: Vec<usize>,
+}
+
+/// The neural attacker's checkpoint and how to train it when there is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NeuralAttackerJob {
+    /// The trained attacker: reused when it exists (it must have been trained on the same
+    /// background with the same config), else trained here (resuming an interrupted training).
+    pub checkpoint: PathBuf,
+    /// The encoder to fine-tune: a model of kanon's cache or a BERT checkpoint directory.
+    #[serde(default = "default_pretrained")]
+    pub pretrained: String,
+    #[serde(default)]
+    pub config: ClassifierConfig,
+}
+
+fn default_pretrained() -> String {
+    "all-minilm-l6-v2".into()
+}
+
+impl NeuralAttacker {
+    /// The classes (people with a background text, in background order) and their texts.
+    fn training_set(background: &Background) -> (Vec<String>, Vec<usize>, Vec<LabeledText>) {
+        let mut classes = Vec::new();
+        let mut people = Vec::new();
+        let mut texts = Vec::new();
+        for (person, text) in background.texts.iter().enumerate() {
+            if let Some(text) = text {
+                texts.push(LabeledText {
+                    class: classes.len(),
+                    text: text.clone(),
+                });
+                classes.push(background.names[person].clone());
+                people.push(person);
+            }
+        }
+        (classes, people, texts)
+    }
+
+    /// Loads the job's checkpoint when it exists, else trains it (resuming an interrupted run).
+    pub fn load_or_train(
+        background: &Background,
+        job: &NeuralAttackerJob,
+        progress: &dyn Progress,
+    ) -> Result<Self> {
+        let (classes, people, texts) = Self::training_set(background);
+        if !job.checkpoint.join(CLASSES_FILE).exists() {
+            let train_job = ClassifierTrainJob {
+                pretrained: job.pretrained.clone(),
+                out: job.checkpoint.clone(),
+                config: job.config.clone(),
+            };
+            let options = TrainOptions {
+                resume: true,
+                ..TrainOptions::default()
+            };
+            classifier::train(&train_job, &classes, &texts, &options, progress)
+                .map_err(Error::Model)?;
+        }
+        let classifier = TextClassifier::load(&job.checkpoint, &burn::tensor::Device::default())
+            .map_err(Error::Model)?;
+        if classifier.classes() != classes.as_slice() {
+            return Err(kanon_core::Error::format(
+                job.checkpoint.join(CLASSES_FILE),
+                "the attacker was trained on another background (its people differ): delete the \
+                 checkpoint or name another one",
+            )
+            .into());
+        }
+        let saved = job
+            .checkpoint
+            .join(kanon_tagger::checkpoint::TRAIN_CONFIG_FILE);
+        let trained_with = ClassifierConfig::load(&saved)?;
+        if trained_with != job.config {
+            return Err(kanon_core::Error::format(
+                saved,
+                "the attacker was trained with other settings: delete the checkpoint or name another one",
+            )
+            .into());
+        }
+        Ok(NeuralAttacker {
+            classifier,
+            person_of_class: people,
+        })
+    }
+}
+
+impl Attacker for NeuralAttacker {
+    fn name(&self) -> &str {
+        "bert"
+    }
+
+    fn rank_many(&self, texts: &[&str], k: usize) -> Result<Vec<Vec<usize>>> {
+        let scores = self.classifier.scores(texts).map_err(Error::Model)?;
+        Ok(scores
+            .into_iter()
+            .map(|row| {
+                let mut order: Vec<usize> = (0..row.len()).collect();
+                // Best first; ties by class order, so the ranking is deterministic.
+                order.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
+                order
+                    .into_iter()
+                    .take(k)
+                    .map(|class| self.person_of_class[class])
+                    .collect()
+            })
+            .collect())
+    }
+}
+
 /// How often an attacker named the person.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Reidentification {
@@ -222,7 +370,7 @@ pub struct PrivacyReport {
     /// People in the background, and those without a text (the attacker knows nothing of them).
     pub background_people: usize,
     pub background_without_text: usize,
-    /// By attacker name (`bm25`).
+    /// By attacker name (`bm25`, `bert`, and `ensemble`: re-identified by any of them).
     pub attackers: BTreeMap<String, Reidentification>,
 }
 
@@ -254,29 +402,43 @@ pub struct AttackedDocument {
     pub text: String,
 }
 
-/// Attacks every document whose person (`person_of`: its id → a background name) the
-/// background knows.
+/// Documents ranked per call of a neural attacker (bounds the memory of its scores).
+const RANK_CHUNK: usize = 64;
+
+/// Lets every attacker attack every document whose person (`person_of`: its id → a background
+/// name) the background knows; with several attackers, the ensemble re-identifies a document
+/// when any of them does.
 pub fn evaluate_privacy(
     background: &Background,
     docs: &[AttackedDocument],
     person_of: &dyn Fn(&str) -> Option<String>,
+    attackers: &[&dyn Attacker],
 ) -> Result<PrivacyReport> {
-    let attacker = LexicalAttacker::new(background)?;
     let mut report = PrivacyReport {
         background_people: background.len(),
         background_without_text: background.without_text(),
         ..PrivacyReport::default()
     };
-    let (mut top1, mut top5) = (0usize, 0usize);
+    let mut attacked: Vec<(&AttackedDocument, usize)> = Vec::new();
     for doc in docs {
-        let Some(person) = person_of(&doc.id).and_then(|name| background.person(&name)) else {
-            report.unknown_people.push(doc.id.clone());
-            continue;
-        };
-        report.documents += 1;
-        let guesses = attacker.rank(&doc.text, 5)?;
-        top1 += usize::from(guesses.first() == Some(&person));
-        top5 += usize::from(guesses.contains(&person));
+        match person_of(&doc.id).and_then(|name| background.person(&name)) {
+            Some(person) => attacked.push((doc, person)),
+            None => report.unknown_people.push(doc.id.clone()),
+        }
+    }
+    report.documents = attacked.len();
+    // hits[a][d]: (first guess right, right within five) for attacker a on document d.
+    let mut hits: Vec<Vec<(bool, bool)>> = Vec::with_capacity(attackers.len());
+    for attacker in attackers {
+        let mut row = Vec::with_capacity(attacked.len());
+        for chunk in attacked.chunks(RANK_CHUNK) {
+            let texts: Vec<&str> = chunk.iter().map(|(doc, _)| doc.text.as_str()).collect();
+            let guesses = attacker.rank_many(&texts, 5)?;
+            for ((_, person), guesses) in chunk.iter().zip(guesses) {
+                row.push((guesses.first() == Some(person), guesses.contains(person)));
+            }
+        }
+        hits.push(row);
     }
     let share = |n: usize| {
         if report.documents == 0 {
@@ -285,10 +447,23 @@ pub fn evaluate_privacy(
             n as f64 / report.documents as f64
         }
     };
-    let bm25 = Reidentification {
-        top1: share(top1),
-        top5: share(top5),
+    let rates = |top1: &dyn Fn(usize) -> bool, top5: &dyn Fn(usize) -> bool| Reidentification {
+        top1: share((0..attacked.len()).filter(|&d| top1(d)).count()),
+        top5: share((0..attacked.len()).filter(|&d| top5(d)).count()),
     };
-    report.attackers.insert("bm25".into(), bm25);
+    for (attacker, row) in attackers.iter().zip(&hits) {
+        report.attackers.insert(
+            attacker.name().to_owned(),
+            rates(&|d| row[d].0, &|d| row[d].1),
+        );
+    }
+    if attackers.len() > 1 {
+        report.attackers.insert(
+            ENSEMBLE.into(),
+            rates(&|d| hits.iter().any(|row| row[d].0), &|d| {
+                hits.iter().any(|row| row[d].1)
+            }),
+        );
+    }
     Ok(report)
 }

@@ -74,6 +74,11 @@ impl TaggerTokenizer {
         self.pad
     }
 
+    /// The id of a token of the vocabulary (`[MASK]`), if it has it.
+    pub fn token_id(&self, token: &str) -> Option<u32> {
+        self.tokenizer.token_to_id(token)
+    }
+
     /// Word pieces of a text with character offsets (pieces that cover no character are dropped).
     pub fn tokenize(&self, text: &str) -> Result<Tokenized> {
         let encoding = self

@@ -11,6 +11,8 @@
 //!   labels file).
 //! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
 //!   [`detect`]: a [`detect::DetectJob`] over documents, writing spans JSONL.
+//! - [`classifier`]: the encoder with a head over classes, fine-tuned on windows of labeled texts
+//!   (the re-identification attacker of `kanon eval privacy`).
 //! - [`encoder`]: the encoder alone as a sentence embedder (mean pooling, unit length), for
 //!   similarity measures.
 //!
@@ -29,6 +31,7 @@
 //! ```
 
 pub mod checkpoint;
+pub mod classifier;
 pub mod data;
 pub mod dataset;
 pub mod detect;
@@ -37,6 +40,8 @@ pub mod error;
 pub mod inference;
 pub mod labels;
 pub mod model;
+#[doc(hidden)]
+pub mod testing;
 pub mod train;
 pub mod weights;
 

@@ -288,16 +288,18 @@ impl RunState {
     }
 }
 
-fn resume_error(dir: &Path, message: impl Into<String>) -> Error {
+pub(crate) fn resume_error(dir: &Path, message: impl Into<String>) -> Error {
     Error::Resume {
         path: dir.to_owned(),
         message: message.into(),
     }
 }
 
-fn save_state(
+/// Writes a run's state (weights with their parameter ids, optimiser moments, `state` as JSON)
+/// into `dir` atomically.
+pub(crate) fn save_state<S: Serialize>(
     dir: &Path,
-    state: &RunState,
+    state: &S,
     model: &BertTagger,
     optimizer: &ModuleOptimizer,
 ) -> Result<()> {
@@ -325,29 +327,46 @@ fn load_state(
     model: BertTagger,
     optimizer: ModuleOptimizer,
 ) -> Result<(RunState, BertTagger, ModuleOptimizer)> {
+    let (state, model, optimizer) =
+        load_saved_state::<RunState>(dir, RESUME_FORMAT_VERSION, model, optimizer)?;
+    if &state.config != config {
+        return Err(resume_error(
+            &dir.join(STATE_FILE),
+            "the interrupted run used another training config; resume with the same one (see its \
+             `config` field) or delete the directory to start afresh",
+        ));
+    }
+    Ok((state, model, optimizer))
+}
+
+/// Whether an interrupted run left its state in `dir`.
+pub(crate) fn has_state(dir: &Path) -> bool {
+    dir.join(STATE_FILE).exists()
+}
+
+/// Reads what [`save_state`] wrote, checking the state's `format_version` is `version`.
+pub(crate) fn load_saved_state<S: serde::de::DeserializeOwned>(
+    dir: &Path,
+    expected_version: u32,
+    model: BertTagger,
+    optimizer: ModuleOptimizer,
+) -> Result<(S, BertTagger, ModuleOptimizer)> {
     let state_path = dir.join(STATE_FILE);
     let text = std::fs::read_to_string(&state_path).with_path(&state_path)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| resume_error(&state_path, e.to_string()))?;
     let version = value.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(RESUME_FORMAT_VERSION)) {
+    if version != Some(u64::from(expected_version)) {
         return Err(resume_error(
             &state_path,
             format!(
-                "format_version {version:?}, this kanon reads {RESUME_FORMAT_VERSION}: start afresh (delete {})",
+                "format_version {version:?}, this kanon reads {expected_version}: start afresh (delete {})",
                 dir.display()
             ),
         ));
     }
-    let state: RunState =
+    let state: S =
         serde_json::from_value(value).map_err(|e| resume_error(&state_path, e.to_string()))?;
-    if &state.config != config {
-        return Err(resume_error(
-            &state_path,
-            "the interrupted run used another training config; resume with the same one (see its \
-             `config` field) or delete the directory to start afresh",
-        ));
-    }
     let mut model = model;
     let weights = dir.join(STATE_MODEL_FILE);
     let mut store = BurnpackStore::from_file(&weights).auto_extension(false);
@@ -372,7 +391,7 @@ fn load_state(
 
 /// The seed of a step's dropout masks: a function of the run's seed and the step alone, so a
 /// resumed run draws the same masks as an uninterrupted one.
-fn step_seed(seed: u64, step: usize) -> u64 {
+pub(crate) fn step_seed(seed: u64, step: usize) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
         .wrapping_add(step as u64)
 }

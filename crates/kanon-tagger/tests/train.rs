@@ -4,11 +4,9 @@
 
 use std::path::Path;
 
-use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::Device;
 use kanon_core::NoProgress;
 use kanon_tagger::inference::Tagger;
-use kanon_tagger::model::BertConfig;
 use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, resume_dir, run};
 
 /// burn's device RNG (dropout, initialisation) is process-wide: tests that compare runs for
@@ -22,104 +20,8 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 const WORDS: &str = "the writer was born in vienna paris london berlin 1992 1990 and works lives she he lilian albano tomas varga";
 
 fn write_pretrained(dir: &Path) {
-    std::fs::create_dir_all(dir).unwrap();
     let words: Vec<&str> = std::iter::once(".").chain(WORDS.split(' ')).collect();
-    kanon_tagger::encoder::write_test_tokenizer(&dir.join("tokenizer.json"), &words).unwrap();
-    let n = 5 + words.len();
-    std::fs::write(
-        dir.join("config.json"),
-        serde_json::json!({"vocab_size": n, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
-                           "intermediate_size": 32, "max_position_embeddings": 64, "hidden_act": "gelu"})
-        .to_string(),
-    )
-    .unwrap();
-    // Random encoder weights under Hugging Face's names and layout, as a real checkpoint has them.
-    let device = Device::default();
-    device.seed(1);
-    let model = BertConfig::new(n, 16, 1, 2, 32)
-        .with_max_position_embeddings(64)
-        .init(&device);
-    let mut store = SafetensorsStore::from_file(dir.join("burn.safetensors")).overwrite(true);
-    model.save_into(&mut store).unwrap();
-    rename_to_hf(
-        &dir.join("burn.safetensors"),
-        &dir.join("model.safetensors"),
-    );
-}
-
-/// Rewrites a burn-named safetensors file with Hugging Face names (transposing linear weights).
-fn rename_to_hf(from: &Path, to: &Path) {
-    let bytes = std::fs::read(from).unwrap();
-    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
-    let header: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(&bytes[8..8 + n]).unwrap();
-    let data = &bytes[8 + n..];
-    let mut out_header = serde_json::Map::new();
-    let mut out_data: Vec<u8> = Vec::new();
-    for (name, info) in header {
-        if name == "__metadata__" {
-            continue;
-        }
-        let shape: Vec<usize> = serde_json::from_value(info["shape"].clone()).unwrap();
-        let [s, e]: [usize; 2] = serde_json::from_value(info["data_offsets"].clone()).unwrap();
-        let mut values: Vec<f32> = data[s..e]
-            .chunks(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let mut shape_out = shape.clone();
-        let hf = hf_name(&name);
-        let Some(hf) = hf else { continue };
-        if shape.len() == 2 && !name.contains("embeddings") {
-            // burn stores linear weights [in, out]; PyTorch [out, in].
-            let (rows, cols) = (shape[0], shape[1]);
-            let mut t = vec![0f32; values.len()];
-            for r in 0..rows {
-                for c in 0..cols {
-                    t[c * rows + r] = values[r * cols + c];
-                }
-            }
-            values = t;
-            shape_out = vec![cols, rows];
-        }
-        let start = out_data.len();
-        for v in values {
-            out_data.extend_from_slice(&v.to_le_bytes());
-        }
-        out_header.insert(hf, serde_json::json!({"dtype": "F32", "shape": shape_out, "data_offsets": [start, out_data.len()]}));
-    }
-    let header = serde_json::Value::Object(out_header).to_string();
-    let mut out = (header.len() as u64).to_le_bytes().to_vec();
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&out_data);
-    std::fs::write(to, out).unwrap();
-}
-
-fn hf_name(burn: &str) -> Option<String> {
-    let norm = |s: &str| s.replace(".gamma", ".weight").replace(".beta", ".bias");
-    if burn.starts_with("classifier.") {
-        return None;
-    }
-    if let Some(rest) = burn.strip_prefix("embeddings.layer_norm.") {
-        return Some(norm(&format!("embeddings.LayerNorm.{rest}")));
-    }
-    if burn.starts_with("embeddings.") {
-        return Some(burn.to_owned());
-    }
-    let rest = burn.strip_prefix("layers.")?;
-    let (layer, tail) = rest.split_once('.')?;
-    let mapped = match tail.split_once('.')? {
-        ("attention", t) => match t.split_once('.')? {
-            ("query" | "key" | "value", _) => format!("attention.self.{t}"),
-            ("output", p) => format!("attention.output.dense.{p}"),
-            _ => return None,
-        },
-        ("attention_norm", p) => format!("attention.output.LayerNorm.{p}"),
-        ("intermediate", p) => format!("intermediate.dense.{p}"),
-        ("output", p) => format!("output.dense.{p}"),
-        ("output_norm", p) => format!("output.LayerNorm.{p}"),
-        _ => return None,
-    };
-    Some(norm(&format!("encoder.layer.{layer}.{mapped}")))
+    kanon_tagger::testing::write_tiny_pretrained(dir, &words, 1).unwrap();
 }
 
 fn write_corpus(dir: &Path) {

@@ -6,6 +6,7 @@ use kanon_eval::PrivacyReport;
 use kanon_eval::job::{PrivacyJob, Truth, privacy};
 
 use crate::cli::EvalPrivacyArgs;
+use crate::progress::Bars;
 
 pub fn run(args: &EvalPrivacyArgs, out: &mut dyn Write) -> Result<()> {
     let truth = match &args.truth {
@@ -15,10 +16,16 @@ pub fn run(args: &EvalPrivacyArgs, out: &mut dyn Write) -> Result<()> {
             field: field.clone(),
         },
     };
-    let report = privacy(&PrivacyJob {
-        background: args.background.clone(),
-        sanitized: args.sanitized.clone(),
-        truth,
-    })?;
+    let bars = Bars::new();
+    let report = privacy(
+        &PrivacyJob {
+            background: args.background.clone(),
+            sanitized: args.sanitized.clone(),
+            truth,
+            neural: super::neural_attacker(&args.neural)?,
+        },
+        &bars,
+    )?;
+    bars.finish();
     super::print_report(out, args.json, &report, PrivacyReport::render)
 }

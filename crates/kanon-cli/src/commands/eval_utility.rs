@@ -2,14 +2,13 @@ use std::io::Write;
 
 use anyhow::Result;
 use kanon_eval::UtilityReport;
-use kanon_eval::job::{TpsModels, UtilityJob, utility};
-use kanon_llm::LlmConfig;
+use kanon_eval::job::{UtilityJob, utility};
 
-use crate::cli::{EvalUtilityArgs, TpsModelArgs};
+use crate::cli::EvalUtilityArgs;
 
 pub fn run(args: &EvalUtilityArgs, out: &mut dyn Write) -> Result<()> {
     let tps = if args.tps {
-        Some(tps_models(&args.tps_models)?)
+        Some(super::tps_models(&args.tps_models)?)
     } else {
         None
     };
@@ -19,16 +18,4 @@ pub fn run(args: &EvalUtilityArgs, out: &mut dyn Write) -> Result<()> {
         tps,
     })?;
     super::print_report(out, args.json, &report, UtilityReport::render)
-}
-
-/// The TPS models the options name.
-pub fn tps_models(args: &TpsModelArgs) -> Result<TpsModels> {
-    let llm = LlmConfig::resolve(&args.llm, args.model.as_deref())?;
-    Ok(TpsModels {
-        llm: match args.llm_threads {
-            Some(threads) => llm.with_threads(threads),
-            None => llm,
-        },
-        encoder: args.encoder.clone(),
-    })
 }

@@ -83,3 +83,37 @@ fn print_report<T: Serialize>(
     }
     Ok(())
 }
+
+/// The neural attacker the options name, if any.
+fn neural_attacker(
+    args: &crate::cli::NeuralAttackerArgs,
+) -> Result<Option<kanon_eval::privacy::NeuralAttackerJob>> {
+    use kanon_core::config::ConfigFile;
+    let Some(checkpoint) = &args.neural else {
+        return Ok(None);
+    };
+    let mut config = match &args.neural_config {
+        Some(path) => kanon_tagger::classifier::ClassifierConfig::load(path)?,
+        None => kanon_tagger::classifier::ClassifierConfig::default(),
+    };
+    if let Some(epochs) = args.neural_epochs {
+        config.epochs = epochs;
+    }
+    Ok(Some(kanon_eval::privacy::NeuralAttackerJob {
+        checkpoint: checkpoint.clone(),
+        pretrained: args.neural_pretrained.clone(),
+        config,
+    }))
+}
+
+/// The TPS models the options name.
+fn tps_models(args: &crate::cli::TpsModelArgs) -> Result<kanon_eval::job::TpsModels> {
+    let llm = kanon_llm::LlmConfig::resolve(&args.llm, args.model.as_deref())?;
+    Ok(kanon_eval::job::TpsModels {
+        llm: match args.llm_threads {
+            Some(threads) => llm.with_threads(threads),
+            None => llm,
+        },
+        encoder: args.encoder.clone(),
+    })
+}

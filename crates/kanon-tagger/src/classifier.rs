@@ -1,0 +1,717 @@
+//! A document classifier: the BERT encoder with a linear head over classes, its per-piece logits
+//! averaged over each window of a text (the same as the head applied to the mean-pooled hidden
+//! states), and a text's class scores the sum of its windows' log-probabilities. Fine-tuned on
+//! windows of labeled texts with random word-piece masking, so that it still recognises a class in
+//! a text whose words were partly removed — the re-identification attacker of `kanon eval
+//! privacy` is one, its classes the people of a population.
+//!
+//! The checkpoint directory holds the model's shape (`config.json`) beside its weights
+//! (`model.safetensors`), the class names (`classes.json`, versioned), the tokenizer and the
+//! training knobs (`train_config.json`). Training saves its state as it goes and resumes from it,
+//! ending where an uninterrupted run ends.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::AdamWConfig;
+use burn::optim::{GradientsParams, ModuleOptimizer};
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_core::config::ConfigFile;
+use kanon_core::{PathContext, Progress};
+use rand::{Rng, SeedableRng, seq::SliceRandom};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::{MODEL_CONFIG_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE, WEIGHTS_FILE};
+use crate::data::{TaggerTokenizer, windows};
+use crate::dataset::{Example, to_batch};
+use crate::error::{Error, Result};
+use crate::model::{BertConfig, BertTagger};
+use crate::train::{
+    TrainOptions, has_state, load_saved_state, resume_dir, resume_error, save_state, step_seed,
+};
+use crate::weights::{load_pretrained, weights_error};
+
+pub const CLASSES_FILE: &str = "classes.json";
+/// The format of `classes.json` this kanon writes and reads.
+pub const CLASSES_FORMAT_VERSION: u32 = 1;
+/// The format of a classifier run's saved state.
+const CLASSIFIER_STATE_VERSION: u32 = 1;
+/// Padded pieces per forward pass when scoring.
+const SCORE_TOKEN_BUDGET: usize = 4096;
+
+/// `classes.json`: the class names, in the order of the head's outputs, and the window length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassesFile {
+    pub format_version: u32,
+    pub names: Vec<String>,
+    /// Pieces per window, `[CLS]` and `[SEP]` included.
+    pub max_len: usize,
+}
+
+impl ClassesFile {
+    pub fn read(path: &Path) -> Result<Self> {
+        let classes: ClassesFile = kanon_core::config::load(path)?;
+        if classes.format_version != CLASSES_FORMAT_VERSION {
+            return Err(kanon_core::Error::Version {
+                path: path.to_owned(),
+                what: "classifier classes",
+                found: classes.format_version,
+                expected: CLASSES_FORMAT_VERSION,
+                remedy: "train the classifier again",
+            }
+            .into());
+        }
+        if classes.names.is_empty() || classes.max_len < 3 {
+            return Err(Error::Config {
+                path: path.to_owned(),
+                message: "no classes, or windows too short to hold a piece".into(),
+            });
+        }
+        Ok(classes)
+    }
+}
+
+/// The knobs of a classifier's training (saved beside its weights as `train_config.json`). As a
+/// file, a key left out takes its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClassifierConfig {
+    pub learning_rate: f64,
+    pub epochs: usize,
+    /// Windows per step.
+    pub batch_size: usize,
+    pub warmup_ratio: f64,
+    pub weight_decay: f32,
+    pub seed: u64,
+    /// Pieces per window, `[CLS]` and `[SEP]` included.
+    pub max_len: usize,
+    /// Windows taken from one text at most, spread evenly over it (long texts would otherwise
+    /// outweigh short ones and the epoch's time).
+    pub max_windows: usize,
+    /// Chance that a piece is replaced by `[MASK]` in a training window.
+    pub mask_probability: f64,
+    /// Save the run's state every this many steps (0: at epoch ends only).
+    pub checkpoint_every: usize,
+    /// Start the head from the classes' mean embeddings (weight imprinting) rather than at
+    /// random: the pretrained encoder then already tells classes apart by similarity, and
+    /// fine-tuning starts from there instead of spending its first epochs on a head of hundreds
+    /// of classes.
+    pub imprint_head: bool,
+}
+
+impl ConfigFile for ClassifierConfig {}
+
+impl Default for ClassifierConfig {
+    fn default() -> Self {
+        ClassifierConfig {
+            learning_rate: 1e-4,
+            epochs: 3,
+            batch_size: 16,
+            warmup_ratio: 0.06,
+            weight_decay: 0.01,
+            seed: 0,
+            max_len: 128,
+            max_windows: 16,
+            mask_probability: 0.25,
+            checkpoint_every: 100,
+            imprint_head: true,
+        }
+    }
+}
+
+impl ClassifierConfig {
+    fn validate(&self) -> Result<()> {
+        let bad = |message: &str| Err(Error::Setting(message.to_owned()));
+        if self.max_len < 3 {
+            return bad("max_len must be at least 3 (`[CLS]`, a piece, `[SEP]`)");
+        }
+        if self.batch_size == 0 || self.max_windows == 0 || self.epochs == 0 {
+            return bad("batch_size, max_windows and epochs must be at least 1");
+        }
+        if !(0.0..1.0).contains(&self.mask_probability) {
+            return bad("mask_probability must be in [0, 1)");
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return bad("learning_rate must be a positive number");
+        }
+        Ok(())
+    }
+}
+
+/// A text of a known class, to learn from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabeledText {
+    pub class: usize,
+    pub text: String,
+}
+
+/// A classifier training run: a pretrained BERT fine-tuned on labeled texts, written to `out`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassifierTrainJob {
+    /// A model of the cache (`all-minilm-l6-v2`) or a BERT checkpoint directory.
+    pub pretrained: String,
+    /// The checkpoint directory to write.
+    pub out: PathBuf,
+    #[serde(default)]
+    pub config: ClassifierConfig,
+}
+
+impl ConfigFile for ClassifierTrainJob {}
+
+/// What a classifier training run did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassifierReport {
+    pub steps: usize,
+    pub windows: usize,
+    pub first_loss: f32,
+    pub last_loss: f32,
+    /// Tokens per second of this invocation (a resumed run counts only its own steps).
+    pub tokens_per_second: f64,
+    /// Wall time of the whole run, earlier invocations of a resumed run included.
+    pub seconds: f64,
+    pub resumed_at_step: Option<usize>,
+    /// Stopped by [`TrainOptions::should_stop`]; the state is saved for a resumed run.
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassifierState {
+    format_version: u32,
+    config: ClassifierConfig,
+    classes: Vec<String>,
+    step: usize,
+    epoch: usize,
+    batches_done: usize,
+    tokens: usize,
+    seconds: f64,
+    first_loss: Option<f32>,
+    last_loss: Option<f32>,
+}
+
+/// Mean of per-piece logits over each window's real pieces.
+///
+/// - `logits`: `[batch, seq, classes]`; `padding`: `[batch, seq]`, true on padding;
+/// - returns `[batch, classes]`.
+pub fn pooled_logits(logits: Tensor<3>, padding: Tensor<2, Bool>) -> Tensor<2> {
+    let [batch, seq, classes] = logits.dims();
+    let keep = padding.bool_not().float().reshape([batch, seq, 1]);
+    let sums = (logits * keep.clone().repeat_dim(2, classes))
+        .sum_dim(1)
+        .reshape([batch, classes]);
+    let counts = keep
+        .sum_dim(1)
+        .reshape([batch, 1])
+        .clamp_min(1.0)
+        .repeat_dim(1, classes);
+    sums / counts
+}
+
+/// Mean cross-entropy of windows against their classes: `logits` `[batch, seq, classes]`,
+/// `padding` `[batch, seq]`, `targets` `[batch]`; returns `[1]`.
+pub fn window_cross_entropy(
+    logits: Tensor<3>,
+    padding: Tensor<2, Bool>,
+    targets: Tensor<1, Int>,
+) -> Tensor<1> {
+    let [batch, _, _] = logits.dims();
+    let log_probs = log_softmax(pooled_logits(logits, padding), 1);
+    log_probs
+        .gather(1, targets.reshape([batch, 1]))
+        .mean()
+        .neg()
+}
+
+/// A classifier in memory (no autodiff).
+#[derive(Debug)]
+pub struct TextClassifier {
+    model: BertTagger,
+    config: BertConfig,
+    tokenizer: TaggerTokenizer,
+    classes: ClassesFile,
+    device: Device,
+}
+
+impl TextClassifier {
+    pub fn new(
+        model: BertTagger,
+        config: BertConfig,
+        tokenizer: TaggerTokenizer,
+        classes: ClassesFile,
+        device: &Device,
+    ) -> Self {
+        TextClassifier {
+            model: model.valid(),
+            config,
+            tokenizer,
+            classes,
+            device: device.clone(),
+        }
+    }
+
+    /// The class names, in score order.
+    pub fn classes(&self) -> &[String] {
+        &self.classes.names
+    }
+
+    /// Loads a checkpoint directory written by [`train`].
+    pub fn load(dir: &Path, device: &Device) -> Result<Self> {
+        let config_path = dir.join(MODEL_CONFIG_FILE);
+        let text = std::fs::read_to_string(&config_path).with_path(&config_path)?;
+        let config: BertConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
+            path: config_path.clone(),
+            message: format!("model config: {e}"),
+        })?;
+        let classes_path = dir.join(CLASSES_FILE);
+        let classes = ClassesFile::read(&classes_path)?;
+        if classes.names.len() != config.num_labels {
+            return Err(Error::Config {
+                path: classes_path,
+                message: format!(
+                    "{} classes, but the model has {} outputs",
+                    classes.names.len(),
+                    config.num_labels
+                ),
+            });
+        }
+        let tokenizer = TaggerTokenizer::from_file(&dir.join(TOKENIZER_FILE))?;
+        let mut model = config.init(device);
+        let weights = dir.join(WEIGHTS_FILE);
+        let mut store = SafetensorsStore::from_file(&weights);
+        let result = model
+            .load_from(&mut store)
+            .map_err(weights_error(&weights))?;
+        if !result.missing.is_empty() || !result.errors.is_empty() {
+            return Err(Error::Weights {
+                path: weights,
+                problem: format!(
+                    "{} missing tensors, {} errors",
+                    result.missing.len(),
+                    result.errors.len()
+                ),
+            });
+        }
+        Ok(Self::new(model, config, tokenizer, classes, device))
+    }
+
+    /// Writes the checkpoint files into `dir` (the caller makes the directory atomic).
+    pub fn save(&self, dir: &Path, tokenizer_json: &Path) -> Result<()> {
+        kanon_core::config::save(&dir.join(MODEL_CONFIG_FILE), &self.config)?;
+        kanon_core::config::save(&dir.join(CLASSES_FILE), &self.classes)?;
+        let weights = dir.join(WEIGHTS_FILE);
+        let mut store = SafetensorsStore::from_file(&weights).overwrite(true);
+        self.model
+            .save_into(&mut store)
+            .map_err(weights_error(&weights))?;
+        let tokenizer = dir.join(TOKENIZER_FILE);
+        std::fs::copy(tokenizer_json, &tokenizer).with_path(&tokenizer)?;
+        Ok(())
+    }
+
+    /// Each text's score for each class: the sum over its windows of the window's
+    /// log-probabilities. A text without a piece is read as one empty window.
+    pub fn scores(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let inner = self.classes.max_len - 2;
+        let mut examples = Vec::new();
+        let mut owners = Vec::new();
+        for (t, text) in texts.iter().enumerate() {
+            let pieces = self.tokenizer.tokenize(text)?;
+            for range in windows(pieces.len(), inner, 0) {
+                examples.push(window_example(&self.tokenizer, &pieces.ids[range], 0));
+                owners.push(t);
+            }
+        }
+        let classes = self.classes.names.len();
+        let mut scores = vec![vec![0.0f32; classes]; texts.len()];
+        let mut order: Vec<usize> = (0..examples.len()).collect();
+        order.sort_by_key(|&i| (examples[i].ids.len(), i));
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len()
+                && examples[order[end]].ids.len() * (end + 1 - start) <= SCORE_TOKEN_BUDGET
+            {
+                end += 1;
+            }
+            let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
+            let batch = to_batch(&refs, self.tokenizer.pad(), &self.device);
+            let logits = self.model.forward(batch.input_ids, batch.padding.clone());
+            let log_probs = log_softmax(pooled_logits(logits, batch.padding), 1);
+            let values: Vec<f32> = log_probs
+                .into_data()
+                .try_to_vec::<f32>()
+                .map_err(|e| Error::TensorData(Box::new(e)))?;
+            for (row, &i) in order[start..end].iter().enumerate() {
+                let owner = &mut scores[owners[i]];
+                for (score, value) in owner.iter_mut().zip(&values[row * classes..]) {
+                    *score += value;
+                }
+            }
+            start = end;
+        }
+        Ok(scores)
+    }
+}
+
+/// `[CLS] pieces [SEP]` labeled with its class (the label of its first position).
+fn window_example(tokenizer: &TaggerTokenizer, pieces: &[u32], class: u32) -> Example {
+    let mut ids = Vec::with_capacity(pieces.len() + 2);
+    ids.push(tokenizer.cls());
+    ids.extend_from_slice(pieces);
+    ids.push(tokenizer.sep());
+    let n = ids.len();
+    let mut labels = vec![0; n];
+    labels[0] = class;
+    Example {
+        ids,
+        labels,
+        labeled: vec![false; n],
+    }
+}
+
+/// At most `max` of `all`, spread evenly from the first.
+fn spread<T: Clone>(all: &[T], max: usize) -> Vec<T> {
+    if all.len() <= max {
+        return all.to_vec();
+    }
+    (0..max).map(|i| all[i * all.len() / max].clone()).collect()
+}
+
+/// Fine-tunes a pretrained BERT to tell `classes` apart from `texts` (each of a class by index)
+/// and writes the classifier to `job.out`. Resumes from the state an interrupted run left when
+/// `options.resume` says so.
+pub fn train(
+    job: &ClassifierTrainJob,
+    classes: &[String],
+    texts: &[LabeledText],
+    options: &TrainOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<ClassifierReport> {
+    let config = &job.config;
+    config.validate()?;
+    if classes.is_empty() {
+        return Err(Error::Setting("no classes to learn".into()));
+    }
+    if let Some(text) = texts.iter().find(|t| t.class >= classes.len()) {
+        return Err(Error::Setting(format!(
+            "a text of class {} but only {} classes",
+            text.class,
+            classes.len()
+        )));
+    }
+    let pretrained = kanon_models::resolve_pretrained(&job.pretrained)?;
+    let tokenizer_json = pretrained.join(TOKENIZER_FILE);
+    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json)?;
+    let mask = tokenizer
+        .token_id("[MASK]")
+        .ok_or_else(|| Error::MissingSpecialToken("[MASK]".into()))?;
+    let mut examples = Vec::new();
+    for text in texts {
+        let pieces = tokenizer.tokenize(&text.text)?;
+        if pieces.is_empty() {
+            continue;
+        }
+        for range in spread(
+            &windows(pieces.len(), config.max_len - 2, 0),
+            config.max_windows,
+        ) {
+            examples.push(window_example(
+                &tokenizer,
+                &pieces.ids[range],
+                text.class as u32,
+            ));
+        }
+    }
+    if examples.is_empty() {
+        return Err(Error::Setting("no text to learn from".into()));
+    }
+
+    let device = Device::default().autodiff();
+    device.seed(config.seed);
+    let (bert_config, model) = load_pretrained(&pretrained, classes.len(), &device)?;
+    let optimizer = AdamWConfig::new()
+        .with_weight_decay(config.weight_decay)
+        .init();
+    let state_dir = resume_dir(&job.out);
+    let (mut state, mut model, mut optimizer) = if has_state(&state_dir) {
+        if !options.resume {
+            return Err(resume_error(
+                &state_dir,
+                "an interrupted run left its state here: resume it, or delete the directory to \
+                 start afresh",
+            ));
+        }
+        let (state, model, optimizer): (ClassifierState, _, _) =
+            load_saved_state(&state_dir, CLASSIFIER_STATE_VERSION, model, optimizer)?;
+        if &state.config != config || state.classes != classes {
+            return Err(resume_error(
+                &state_dir,
+                "the interrupted run had another config or other classes; delete the directory \
+                 to start afresh",
+            ));
+        }
+        progress.message(&format!("resuming at step {}", state.step));
+        (state, model, optimizer)
+    } else {
+        let model = if config.imprint_head {
+            progress.stage("imprint head", examples.len() as u64);
+            imprint_head(model, &examples, classes.len(), tokenizer.pad(), progress)?
+        } else {
+            model
+        };
+        (
+            ClassifierState {
+                format_version: CLASSIFIER_STATE_VERSION,
+                config: config.clone(),
+                classes: classes.to_vec(),
+                step: 0,
+                epoch: 0,
+                batches_done: 0,
+                tokens: 0,
+                seconds: 0.0,
+                first_loss: None,
+                last_loss: None,
+            },
+            model,
+            optimizer,
+        )
+    };
+
+    let batches_per_epoch = examples.len().div_ceil(config.batch_size);
+    let total_steps = (batches_per_epoch * config.epochs).max(1);
+    let warmup = ((total_steps as f64) * config.warmup_ratio).ceil() as usize;
+    let schedule = |step: usize| {
+        if step < warmup {
+            config.learning_rate * (step as f64 + 1.0) / warmup as f64
+        } else {
+            config.learning_rate
+                * ((total_steps - step) as f64 / (total_steps - warmup).max(1) as f64).max(0.0)
+        }
+    };
+    let started = Instant::now();
+    let (seconds_before, tokens_before, resumed_at) = (state.seconds, state.tokens, state.step);
+    progress.stage("train attacker", total_steps as u64);
+    progress.advance(state.step as u64);
+    let mut interrupted = false;
+    'epochs: while state.epoch < config.epochs {
+        let mut order: Vec<usize> = (0..examples.len()).collect();
+        order.shuffle(&mut ChaCha8Rng::seed_from_u64(
+            config.seed.wrapping_add(state.epoch as u64),
+        ));
+        for chunk in order.chunks(config.batch_size).skip(state.batches_done) {
+            // Masks drawn from the step alone, so a resumed run masks as an uninterrupted one.
+            let mut rng = ChaCha8Rng::seed_from_u64(step_seed(config.seed, state.step));
+            let masked: Vec<Example> = chunk
+                .iter()
+                .map(|&i| {
+                    let mut example = examples[i].clone();
+                    let n = example.ids.len();
+                    for id in &mut example.ids[1..n - 1] {
+                        if rng.random_bool(config.mask_probability) {
+                            *id = mask;
+                        }
+                    }
+                    example
+                })
+                .collect();
+            let refs: Vec<&Example> = masked.iter().collect();
+            let batch = to_batch(&refs, tokenizer.pad(), &device);
+            let targets: Vec<i64> = masked.iter().map(|e| i64::from(e.labels[0])).collect();
+            let targets =
+                Tensor::<1, Int>::from_data(TensorData::new(targets, [masked.len()]), &device);
+            state.tokens += batch.tokens;
+            device.seed(step_seed(config.seed, state.step));
+            let (next, loss) = classifier_step(
+                model,
+                &mut optimizer,
+                schedule(state.step),
+                batch.input_ids,
+                batch.padding,
+                targets,
+            );
+            model = next;
+            state.first_loss.get_or_insert(loss);
+            state.last_loss = Some(loss);
+            state.step += 1;
+            state.batches_done += 1;
+            progress.advance(1);
+            progress.message(&format!(
+                "loss {loss:.3}, {:.0} tokens/s",
+                (state.tokens - tokens_before) as f64 / started.elapsed().as_secs_f64().max(1e-9)
+            ));
+            let stop = options.should_stop.is_some_and(|stop| stop(state.step));
+            let due = config.checkpoint_every > 0 && state.step % config.checkpoint_every == 0;
+            if stop || due {
+                state.seconds = seconds_before + started.elapsed().as_secs_f64();
+                save_state(&state_dir, &state, &model, &optimizer)?;
+            }
+            if stop {
+                interrupted = true;
+                break 'epochs;
+            }
+        }
+        state.epoch += 1;
+        state.batches_done = 0;
+        if state.epoch < config.epochs {
+            state.seconds = seconds_before + started.elapsed().as_secs_f64();
+            save_state(&state_dir, &state, &model, &optimizer)?;
+        }
+    }
+    if !interrupted {
+        let classifier = TextClassifier::new(
+            model.valid(),
+            bert_config,
+            tokenizer,
+            ClassesFile {
+                format_version: CLASSES_FORMAT_VERSION,
+                names: classes.to_vec(),
+                max_len: config.max_len,
+            },
+            &Device::default(),
+        );
+        kanon_core::io::atomic_dir::<Error, _>(&job.out, |dir| {
+            classifier.save(dir, &tokenizer_json)?;
+            Ok(config.save(&dir.join(TRAIN_CONFIG_FILE))?)
+        })?;
+        if state_dir.exists() {
+            std::fs::remove_dir_all(&state_dir).with_path(&state_dir)?;
+        }
+    }
+    Ok(ClassifierReport {
+        steps: state.step,
+        windows: examples.len(),
+        first_loss: state.first_loss.unwrap_or(f32::NAN),
+        last_loss: state.last_loss.unwrap_or(f32::NAN),
+        tokens_per_second: (state.tokens - tokens_before) as f64
+            / started.elapsed().as_secs_f64().max(1e-9),
+        seconds: seconds_before + started.elapsed().as_secs_f64(),
+        resumed_at_step: (resumed_at > 0).then_some(resumed_at),
+        interrupted,
+    })
+}
+
+/// How peaked the imprinted head's softmax is: logits are this times a cosine-like similarity.
+const IMPRINT_TEMPERATURE: f32 = 10.0;
+
+/// Sets the head to the classes' centred mean embeddings: with `h` a window's mean hidden state,
+/// `μ` the mean of the class centroids, `c` a class's centroid minus `μ` and `m` the mean norm
+/// of `h − μ`, class `c` scores `T · ĉ · (h − μ) / m`.
+fn imprint_head(
+    model: BertTagger,
+    examples: &[Example],
+    classes: usize,
+    pad: u32,
+    progress: &dyn Progress,
+) -> Result<BertTagger> {
+    let encoder = model.valid();
+    let device = Device::default();
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    order.sort_by_key(|&i| (examples[i].ids.len(), i));
+    let hidden_size = encoder.classifier.weight.dims()[0];
+    let mut pooled = vec![Vec::new(); examples.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len()
+            && examples[order[end]].ids.len() * (end + 1 - start) <= SCORE_TOKEN_BUDGET
+        {
+            end += 1;
+        }
+        let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
+        let batch = to_batch(&refs, pad, &device);
+        let hidden = encoder.encode(batch.input_ids, batch.padding);
+        let [_, seq, width] = hidden.dims();
+        let values: Vec<f32> = hidden
+            .into_data()
+            .try_to_vec::<f32>()
+            .map_err(|e| Error::TensorData(Box::new(e)))?;
+        for (row, &i) in order[start..end].iter().enumerate() {
+            let n = examples[i].ids.len();
+            let mut mean = vec![0.0f32; width];
+            for position in 0..n {
+                let base = (row * seq + position) * width;
+                for (m, v) in mean.iter_mut().zip(&values[base..base + width]) {
+                    *m += v / n as f32;
+                }
+            }
+            pooled[i] = mean;
+        }
+        progress.advance((end - start) as u64);
+        start = end;
+    }
+    let mut centroids = vec![vec![0.0f32; hidden_size]; classes];
+    let mut counts = vec![0usize; classes];
+    for (example, vector) in examples.iter().zip(&pooled) {
+        let class = example.labels[0] as usize;
+        counts[class] += 1;
+        for (c, v) in centroids[class].iter_mut().zip(vector) {
+            *c += v;
+        }
+    }
+    for (centroid, &count) in centroids.iter_mut().zip(&counts) {
+        centroid.iter_mut().for_each(|c| *c /= count.max(1) as f32);
+    }
+    let present = counts.iter().filter(|&&c| c > 0).count().max(1) as f32;
+    let mut mu = vec![0.0f32; hidden_size];
+    for (centroid, _) in centroids.iter().zip(&counts).filter(|(_, n)| **n > 0) {
+        for (m, c) in mu.iter_mut().zip(centroid) {
+            *m += c / present;
+        }
+    }
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let spread = pooled
+        .iter()
+        .map(|h| norm(&h.iter().zip(&mu).map(|(a, b)| a - b).collect::<Vec<_>>()))
+        .sum::<f32>()
+        / pooled.len().max(1) as f32;
+    let scale = IMPRINT_TEMPERATURE / spread.max(1e-6);
+    // burn's linear weight is [input, output].
+    let mut weight = vec![0.0f32; hidden_size * classes];
+    let mut bias = vec![0.0f32; classes];
+    for (class, (centroid, &count)) in centroids.iter().zip(&counts).enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let centred: Vec<f32> = centroid.iter().zip(&mu).map(|(c, m)| c - m).collect();
+        let length = norm(&centred).max(1e-6);
+        let mut offset = 0.0;
+        for (i, c) in centred.iter().enumerate() {
+            let w = scale * c / length;
+            weight[i * classes + class] = w;
+            offset += w * mu[i];
+        }
+        bias[class] = -offset;
+    }
+    let mut model = model;
+    let device = model.classifier.weight.device();
+    model.classifier.weight = model.classifier.weight.map(|_| {
+        Tensor::<2>::from_data(TensorData::new(weight, [hidden_size, classes]), &device)
+            .require_grad()
+    });
+    model.classifier.bias = model.classifier.bias.map(|b| {
+        b.map(|_| Tensor::<1>::from_data(TensorData::new(bias, [classes]), &device).require_grad())
+    });
+    Ok(model)
+}
+
+/// One optimiser step on a batch of windows; returns the updated model and the batch loss.
+fn classifier_step(
+    model: BertTagger,
+    optimizer: &mut ModuleOptimizer,
+    learning_rate: f64,
+    input_ids: Tensor<2, Int>,
+    padding: Tensor<2, Bool>,
+    targets: Tensor<1, Int>,
+) -> (BertTagger, f32) {
+    let logits = model.forward(input_ids, padding.clone());
+    let loss = window_cross_entropy(logits, padding, targets);
+    let value = loss.clone().into_scalar::<f32>();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    (optimizer.step(learning_rate, model, grads), value)
+}
