@@ -382,6 +382,46 @@ pub enum EvalCommand {
     /// How much sanitization changed: shares of the originals' characters and words replaced;
     /// with `--tps`, how much of their information survived (TPS).
     Utility(EvalUtilityArgs),
+    /// Compares sanitizations of the same documents (and the original text): TPS, shares
+    /// changed, TRIR of each attacker and their ensemble, and with `--gold` TAB's recalls; writes
+    /// report.json, report.md and the privacy–utility plot privacy-utility.svg into `--out`.
+    Report(EvalReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalReportArgs {
+    /// Sanitized outputs to compare: `NAME=FILE`, a `kanon sanitize` output (named after the
+    /// file), or a directory holding `sanitized.jsonl` (named after the directory).
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The original documents: JSONL `{"id","text"}` or TAB-schema JSON.
+    #[arg(long)]
+    pub docs: PathBuf,
+    /// Public background texts for the attackers (`[{"name", "public_knowledge"}]`); without
+    /// them, no TRIR.
+    #[arg(long)]
+    pub background: Option<PathBuf>,
+    /// Who each document is about: a field of the originals' JSONL records, or a JSON file
+    /// mapping document ids to background names (default: the id is the name).
+    #[arg(long)]
+    pub truth: Option<String>,
+    #[command(flatten)]
+    pub neural: NeuralAttackerArgs,
+    /// Skip TPS (it needs the embedded LLM and the sentence encoder, and scores every original).
+    #[arg(long)]
+    pub no_tps: bool,
+    #[command(flatten)]
+    pub tps_models: TpsModelArgs,
+    /// TAB-schema gold: each run's edits are scored as its masked spans (ER_di, ER_qi, token
+    /// recall and precision).
+    #[arg(long)]
+    pub gold: Option<PathBuf>,
+    /// The directory to write the report into.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print the report as JSON rather than its Markdown table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

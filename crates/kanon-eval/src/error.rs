@@ -23,6 +23,12 @@ pub enum Error {
         #[source]
         source: kanon_llm::Error,
     },
+    /// A setting that cannot be used.
+    #[error("{0}")]
+    Setting(String),
+    /// The plot could not be drawn.
+    #[error("{0}")]
+    Plot(String),
     /// The language model could not be opened.
     #[error("opening the language model")]
     OpenLlm(#[source] kanon_llm::Error),

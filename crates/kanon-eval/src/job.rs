@@ -99,7 +99,7 @@ pub fn attackers(
 pub fn privacy(job: &PrivacyJob, progress: &dyn Progress) -> Result<PrivacyReport> {
     let background = Background::read(&job.background)?;
     let attackers = attackers(&background, job.neural.as_ref(), progress)?;
-    let (docs, names) = attacked_documents(job)?;
+    let (docs, names) = documents_and_people(&job.sanitized, &job.truth)?;
     let person_of = |id: &str| match job.truth {
         Truth::Id => Some(id.to_owned()),
         _ => names.get(id).cloned(),
@@ -108,20 +108,21 @@ pub fn privacy(job: &PrivacyJob, progress: &dyn Progress) -> Result<PrivacyRepor
     evaluate_privacy(&background, &docs, &person_of, &attackers)
 }
 
-/// The documents a privacy job attacks, and (unless their ids are the names) who each is about.
-fn attacked_documents(
-    job: &PrivacyJob,
+/// The documents of a file, and (unless their ids are the names) who each is about.
+pub fn documents_and_people(
+    path: &std::path::Path,
+    truth: &Truth,
 ) -> Result<(Vec<AttackedDocument>, HashMap<String, String>)> {
-    let (docs, names): (Vec<AttackedDocument>, HashMap<String, String>) = match &job.truth {
+    let (docs, names): (Vec<AttackedDocument>, HashMap<String, String>) = match truth {
         Truth::Field { field } => {
             let mut docs = Vec::new();
             let mut names = HashMap::new();
-            for record in kanon_core::io::read_jsonl::<serde_json::Value>(&job.sanitized)? {
+            for record in kanon_core::io::read_jsonl::<serde_json::Value>(path)? {
                 let (line, value) = record?;
                 let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_owned);
                 let (Some(id), Some(body)) = (text("id"), text("text")) else {
                     return Err(kanon_core::Error::parse(
-                        &job.sanitized,
+                        path,
                         line,
                         "a document needs an `id` and a `text`",
                     )
@@ -135,7 +136,7 @@ fn attacked_documents(
             (docs, names)
         }
         Truth::Id | Truth::Map { .. } => {
-            let docs = kanon_core::io::read_documents(&job.sanitized)?
+            let docs = kanon_core::io::read_documents(path)?
                 .docs
                 .into_iter()
                 .map(|doc| AttackedDocument {
@@ -143,7 +144,7 @@ fn attacked_documents(
                     text: doc.text,
                 })
                 .collect();
-            let names = match &job.truth {
+            let names = match truth {
                 Truth::Map { path } => kanon_core::config::load(path)?,
                 _ => HashMap::new(),
             };
@@ -151,7 +152,7 @@ fn attacked_documents(
         }
     };
     if docs.is_empty() {
-        return Err(kanon_core::Error::format(&job.sanitized, "no documents").into());
+        return Err(kanon_core::Error::format(path, "no documents").into());
     }
     Ok((docs, names))
 }

@@ -22,6 +22,7 @@ pub mod error;
 pub mod io;
 pub mod job;
 pub mod privacy;
+pub mod report;
 pub mod spans;
 pub mod tab;
 pub mod tps;

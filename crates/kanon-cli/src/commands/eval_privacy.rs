@@ -1,21 +1,14 @@
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::Result;
 use kanon_eval::PrivacyReport;
-use kanon_eval::job::{PrivacyJob, Truth, privacy};
+use kanon_eval::job::{PrivacyJob, privacy};
 
 use crate::cli::EvalPrivacyArgs;
 use crate::progress::Bars;
 
 pub fn run(args: &EvalPrivacyArgs, out: &mut dyn Write) -> Result<()> {
-    let truth = match &args.truth {
-        None => Truth::Id,
-        Some(map) if Path::new(map).is_file() => Truth::Map { path: map.into() },
-        Some(field) => Truth::Field {
-            field: field.clone(),
-        },
-    };
+    let truth = super::truth(args.truth.as_deref());
     let bars = Bars::new();
     let report = privacy(
         &PrivacyJob {

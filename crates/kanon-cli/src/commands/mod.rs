@@ -13,6 +13,7 @@ mod bench_llm;
 mod bench_tagger;
 mod detect;
 mod eval_privacy;
+mod eval_report;
 mod eval_spans;
 mod eval_tab;
 mod eval_utility;
@@ -58,6 +59,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(EvalCommand::Tab(args)) => eval_tab::run(&args, &mut out),
         Command::Eval(EvalCommand::Privacy(args)) => eval_privacy::run(&args, &mut out),
         Command::Eval(EvalCommand::Utility(args)) => eval_utility::run(&args, &mut out),
+        Command::Eval(EvalCommand::Report(args)) => eval_report::run(&args, &mut out),
         Command::Bench(BenchCommand::Index(args)) => bench_index::run(&args, &mut out),
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
         Command::Bench(BenchCommand::Llm(args)) => bench_llm::run(&args, &mut out),
@@ -116,4 +118,17 @@ fn tps_models(args: &crate::cli::TpsModelArgs) -> Result<kanon_eval::job::TpsMod
         },
         encoder: args.encoder.clone(),
     })
+}
+
+/// Who each attacked document is about, from `--truth`: a JSON file mapping ids to names when
+/// it names a file, else a field of the records; the id itself without it.
+fn truth(truth: Option<&str>) -> kanon_eval::job::Truth {
+    use kanon_eval::job::Truth;
+    match truth {
+        None => Truth::Id,
+        Some(map) if std::path::Path::new(map).is_file() => Truth::Map { path: map.into() },
+        Some(field) => Truth::Field {
+            field: field.to_owned(),
+        },
+    }
 }

@@ -1,0 +1,457 @@
+//! One comparison of several sanitizations of the same documents: for each (and for the original
+//! text), how much it changed and kept (shares changed, TPS), how often attackers still name the
+//! person (TRIR of each attacker and of their ensemble), and with a gold file how much of what
+//! had to be masked it masked (TAB's recalls, from its edit log). Written as `report.json`,
+//! `report.md` (a table) and `privacy-utility.svg` (TRIR against TPS, one labelled point per
+//! sanitization).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use kanon_core::config::ConfigFile;
+use kanon_core::{Document, Progress, Span};
+use kanon_sanitize::SanitizedDocument;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::job::{TpsModels, Truth, attackers, documents_and_people, read_sanitized};
+use crate::privacy::{
+    AttackedDocument, Attacker, Background, ENSEMBLE, NeuralAttackerJob, Reidentification,
+    evaluate_privacy,
+};
+use crate::tab::evaluate_tab;
+use crate::tps::TpsEvaluator;
+use crate::utility::evaluate_utility;
+
+/// The name of the row of the unsanitized texts.
+pub const ORIGINAL: &str = "original";
+pub const REPORT_JSON: &str = "report.json";
+pub const REPORT_MARKDOWN: &str = "report.md";
+pub const REPORT_PLOT: &str = "privacy-utility.svg";
+
+/// One sanitized output to compare.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportRun {
+    /// Its name in the table and on the plot.
+    pub name: String,
+    /// `kanon sanitize`'s output.
+    pub sanitized: PathBuf,
+}
+
+/// What to compare and with what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportJob {
+    /// The original documents: JSONL `{"id","text"}` or TAB-schema JSON.
+    pub docs: PathBuf,
+    pub runs: Vec<ReportRun>,
+    /// Public background texts (`[{"name", "public_knowledge"}]`): without them, no TRIR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<PathBuf>,
+    #[serde(default)]
+    pub truth: Truth,
+    /// Also attack with a fine-tuned BERT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neural: Option<NeuralAttackerJob>,
+    /// Measure TPS with these models (without them, only the shares changed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps: Option<TpsModels>,
+    /// TAB-schema gold: each run's edits scored as predicted spans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<PathBuf>,
+    /// The directory to write the report files into.
+    pub out: PathBuf,
+}
+
+impl ConfigFile for ReportJob {}
+
+/// TAB's figures for a run's edits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MaskingRecall {
+    pub entity_recall_direct: f64,
+    pub entity_recall_quasi: f64,
+    pub token_recall: f64,
+    pub token_precision: f64,
+}
+
+/// One row of the comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportRow {
+    pub name: String,
+    pub documents: usize,
+    pub chars_changed: f64,
+    pub words_changed: f64,
+    pub length_ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tps: Option<f64>,
+    /// By attacker (and `ensemble`).
+    pub trir: BTreeMap<String, Reidentification>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masking: Option<MaskingRecall>,
+}
+
+/// The comparison, with the estimators behind its figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub rows: Vec<ReportRow>,
+    /// Attackers in column order.
+    pub attackers: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tps_information_content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tps_similarity: Option<String>,
+    /// Documents attacked per row (their person is in the background).
+    pub attacked_documents: usize,
+}
+
+impl Report {
+    /// The table as Markdown.
+    pub fn markdown(&self) -> String {
+        let mut header = vec![
+            "sanitization",
+            "TPS",
+            "chars changed",
+            "words changed",
+            "length",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+        for attacker in &self.attackers {
+            header.push(format!("TRIR {attacker} (top-1 / top-5)"));
+        }
+        let masking = self.rows.iter().any(|r| r.masking.is_some());
+        if masking {
+            header.extend(["ER_di", "ER_qi", "token recall", "token precision"].map(str::to_owned));
+        }
+        let mut out = format!("| {} |\n", header.join(" | "));
+        out += &format!("|{}\n", " --- |".repeat(header.len()));
+        let percent = |x: f64| format!("{:.1} %", 100.0 * x);
+        for row in &self.rows {
+            let mut cells = vec![
+                row.name.clone(),
+                row.tps.map_or_else(|| "–".into(), |t| format!("{t:.3}")),
+                percent(row.chars_changed),
+                percent(row.words_changed),
+                percent(row.length_ratio),
+            ];
+            for attacker in &self.attackers {
+                cells.push(row.trir.get(attacker).map_or_else(
+                    || "–".into(),
+                    |r| format!("{} / {}", percent(r.top1), percent(r.top5)),
+                ));
+            }
+            if masking {
+                match &row.masking {
+                    Some(m) => cells.extend([
+                        format!("{:.3}", m.entity_recall_direct),
+                        format!("{:.3}", m.entity_recall_quasi),
+                        format!("{:.3}", m.token_recall),
+                        format!("{:.3}", m.token_precision),
+                    ]),
+                    None => cells.extend(["–"; 4].map(str::to_owned)),
+                }
+            }
+            out += &format!("| {} |\n", cells.join(" | "));
+        }
+        out += "\n";
+        if let (Some(ic), Some(sim)) = (&self.tps_information_content, &self.tps_similarity) {
+            out += &format!("TPS: information content from {ic}; similarity: {sim}.\n");
+        }
+        if !self.attackers.is_empty() {
+            out += &format!(
+                "TRIR: share of the {} attacked documents whose person the attacker names first (top-1) or among its first five (top-5)",
+                self.attacked_documents
+            );
+            if self.attackers.iter().any(|a| a == ENSEMBLE) {
+                out += &format!("; `{ENSEMBLE}`: named by any attacker");
+            }
+            out += ".\n";
+        }
+        out
+    }
+
+    /// The attacker whose TRIR the plot shows: the ensemble when there is one.
+    fn headline_attacker(&self) -> Option<&str> {
+        if self.attackers.iter().any(|a| a == ENSEMBLE) {
+            Some(ENSEMBLE)
+        } else {
+            self.attackers.first().map(String::as_str)
+        }
+    }
+
+    /// Writes the privacy–utility plot: TRIR (top-1) of every attacker against TPS (or the
+    /// share of words kept, without TPS), one labelled point per sanitization.
+    pub fn plot(&self, path: &Path) -> Result<()> {
+        use plotters::prelude::*;
+
+        let plot_error =
+            |e: &dyn std::fmt::Display| Error::Plot(format!("drawing {}: {e}", path.display()));
+        let with_tps = self.rows.iter().all(|r| r.tps.is_some());
+        let utility = |row: &ReportRow| {
+            if with_tps {
+                row.tps.unwrap_or(0.0)
+            } else {
+                1.0 - row.words_changed
+            }
+        };
+        let x_label = if with_tps {
+            "utility: TPS (text preserved similarity)"
+        } else {
+            "utility: share of words kept"
+        };
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (900, 640)).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| plot_error(&e))?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption("Privacy against utility", ("sans-serif", 24))
+                .margin(20)
+                .x_label_area_size(50)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..1.05f64, 0.0..1.05f64)
+                .map_err(|e| plot_error(&e))?;
+            chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc("re-identification risk: TRIR (top-1)")
+                .x_label_formatter(&|x| format!("{x:.1}"))
+                .y_label_formatter(&|y| format!("{:.0} %", 100.0 * y))
+                .draw()
+                .map_err(|e| plot_error(&e))?;
+            let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+            let headline = self.headline_attacker();
+            for (i, attacker) in self.attackers.iter().enumerate() {
+                let colour = palette[i % palette.len()];
+                let points: Vec<(f64, f64)> = self
+                    .rows
+                    .iter()
+                    .filter_map(|r| r.trir.get(attacker).map(|t| (utility(r), t.top1)))
+                    .collect();
+                let size = if Some(attacker.as_str()) == headline {
+                    7
+                } else {
+                    4
+                };
+                chart
+                    .draw_series(
+                        points
+                            .iter()
+                            .map(|&p| Circle::new(p, size, colour.filled())),
+                    )
+                    .map_err(|e| plot_error(&e))?
+                    .label(attacker.clone())
+                    .legend(move |(x, y)| Circle::new((x + 10, y), size, colour.filled()));
+            }
+            // The sanitizations' names beside their headline points (or on the x axis), moved
+            // down a line while they would cover an earlier one.
+            let mut placed: Vec<(f64, f64)> = Vec::new();
+            for row in &self.rows {
+                let x = utility(row) + 0.01;
+                let mut y = headline
+                    .and_then(|a| row.trir.get(a))
+                    .map_or(0.0, |t| t.top1)
+                    + 0.02;
+                while placed
+                    .iter()
+                    .any(|&(px, py)| (px - x).abs() < 0.12 && (py - y).abs() < 0.03)
+                {
+                    y -= 0.035;
+                }
+                placed.push((x, y));
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        row.name.clone(),
+                        (x, y),
+                        ("sans-serif", 14),
+                    )))
+                    .map_err(|e| plot_error(&e))?;
+            }
+            if !self.attackers.is_empty() {
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .border_style(BLACK)
+                    .background_style(WHITE.mix(0.8))
+                    .draw()
+                    .map_err(|e| plot_error(&e))?;
+            }
+            root.present().map_err(|e| plot_error(&e))?;
+        }
+        kanon_core::io::atomic_write(path, |w| w.write_all(svg.as_bytes()))?;
+        Ok(())
+    }
+}
+
+/// Runs the comparison and writes its three files into `job.out`.
+pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
+    if job.runs.is_empty() {
+        return Err(Error::Setting("no sanitized output to compare".into()));
+    }
+    let mut names = std::collections::HashSet::new();
+    for run in &job.runs {
+        if run.name == ORIGINAL || !names.insert(run.name.as_str()) {
+            return Err(Error::Setting(format!(
+                "two sanitizations named {:?} (`{ORIGINAL}` is the unsanitized texts' row)",
+                run.name
+            )));
+        }
+    }
+    let originals = kanon_core::io::read_documents(&job.docs)?.docs;
+    if originals.is_empty() {
+        return Err(kanon_core::Error::format(&job.docs, "no documents").into());
+    }
+    let background = job
+        .background
+        .as_deref()
+        .map(Background::read)
+        .transpose()?;
+    let attackers: Vec<Box<dyn Attacker>> = match &background {
+        Some(background) => attackers(background, job.neural.as_ref(), progress)?,
+        None => Vec::new(),
+    };
+    let attacker_refs: Vec<&dyn Attacker> = attackers.iter().map(|a| a.as_ref()).collect();
+    let tps_models = job.tps.as_ref().map(TpsModels::open).transpose()?;
+    let evaluator = tps_models
+        .as_ref()
+        .map(|(scorer, encoder)| TpsEvaluator::new(scorer.as_ref(), encoder));
+    let gold = job
+        .gold
+        .as_deref()
+        .map(kanon_core::tab::read_tab)
+        .transpose()?;
+    // Who each document is about, from the originals (a sanitized file need not carry it).
+    let (_, people) = documents_and_people(&job.docs, &job.truth)?;
+    let person_of = |id: &str| match &job.truth {
+        Truth::Id => Some(id.to_owned()),
+        _ => people.get(id).cloned(),
+    };
+
+    let unsanitized: Vec<SanitizedDocument> = originals
+        .iter()
+        .map(|doc| SanitizedDocument {
+            id: doc.id.clone(),
+            text: doc.text.clone(),
+            edits: Vec::new(),
+        })
+        .collect();
+    let mut rows = Vec::new();
+    let mut attacked_documents = 0;
+    let mut estimators = (None, None);
+    progress.stage("report", job.runs.len() as u64 + 1);
+    let runs = std::iter::once((ORIGINAL.to_owned(), None)).chain(
+        job.runs
+            .iter()
+            .map(|run| (run.name.clone(), Some(run.sanitized.as_path()))),
+    );
+    for (name, path) in runs {
+        let sanitized = match path {
+            Some(path) => read_sanitized(path)?,
+            None => unsanitized.clone(),
+        };
+        let row = measure(
+            &name,
+            &originals,
+            &sanitized,
+            evaluator.as_ref(),
+            background.as_ref().map(|b| (b, attacker_refs.as_slice())),
+            &person_of,
+            gold.as_deref(),
+        )?;
+        if let Some(tps) = &row.1 {
+            estimators = (
+                Some(tps.information_content.clone()),
+                Some(tps.similarity.clone()),
+            );
+        }
+        attacked_documents = row.2;
+        rows.push(row.0);
+        progress.advance(1);
+    }
+    let mut attacker_names: Vec<String> = attackers.iter().map(|a| a.name().to_owned()).collect();
+    if attackers.len() > 1 {
+        attacker_names.push(ENSEMBLE.into());
+    }
+    let report = Report {
+        rows,
+        attackers: attacker_names,
+        tps_information_content: estimators.0,
+        tps_similarity: estimators.1,
+        attacked_documents,
+    };
+    std::fs::create_dir_all(&job.out).map_err(|e| kanon_core::Error::io(&job.out, e))?;
+    kanon_core::io::write_json(&job.out.join(REPORT_JSON), &report)?;
+    let markdown = report.markdown();
+    kanon_core::io::atomic_write(&job.out.join(REPORT_MARKDOWN), |w| {
+        w.write_all(markdown.as_bytes())
+    })?;
+    report.plot(&job.out.join(REPORT_PLOT))?;
+    Ok(report)
+}
+
+/// One row: the run's utility, TPS, TRIR and masking recall; with its TPS report and the number
+/// of documents attacked.
+fn measure(
+    name: &str,
+    originals: &[Document],
+    sanitized: &[SanitizedDocument],
+    tps: Option<&TpsEvaluator<'_>>,
+    privacy: Option<(&Background, &[&dyn Attacker])>,
+    person_of: &dyn Fn(&str) -> Option<String>,
+    gold: Option<&[kanon_core::tab::TabDocument]>,
+) -> Result<(ReportRow, Option<crate::tps::TpsReport>, usize)> {
+    let utility = evaluate_utility(originals, sanitized)?;
+    let tps = tps.map(|e| e.evaluate(originals, sanitized)).transpose()?;
+    let (trir, attacked) = match privacy {
+        Some((background, attackers)) => {
+            let docs: Vec<AttackedDocument> = sanitized
+                .iter()
+                .map(|d| AttackedDocument {
+                    id: d.id.clone(),
+                    text: d.text.clone(),
+                })
+                .collect();
+            let report = evaluate_privacy(background, &docs, person_of, attackers)?;
+            (report.attackers, report.documents)
+        }
+        None => (BTreeMap::new(), 0),
+    };
+    let masking = match gold {
+        Some(gold) => {
+            let predicted: FxHashMap<String, Vec<Span>> = sanitized
+                .iter()
+                .map(|d| {
+                    (
+                        d.id.clone(),
+                        d.edits.iter().map(|e| Span::new(e.start, e.end)).collect(),
+                    )
+                })
+                .collect();
+            let tab = evaluate_tab(gold, &predicted)?;
+            Some(MaskingRecall {
+                entity_recall_direct: tab.entity_recall_direct,
+                entity_recall_quasi: tab.entity_recall_quasi,
+                token_recall: tab.token_recall,
+                token_precision: tab.token_precision,
+            })
+        }
+        None => None,
+    };
+    Ok((
+        ReportRow {
+            name: name.to_owned(),
+            documents: utility.documents,
+            chars_changed: utility.chars_changed,
+            words_changed: utility.words_changed,
+            length_ratio: utility.length_ratio,
+            tps: tps.as_ref().map(|t| t.tps),
+            trir,
+            masking,
+        },
+        tps,
+        attacked,
+    ))
+}
