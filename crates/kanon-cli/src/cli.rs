@@ -505,6 +505,19 @@ pub struct EvalTabArgs {
     /// scored are those of this file.
     #[arg(long)]
     pub pred: PathBuf,
+    /// Also the information-weighted precision: each masked token weighted by its surprisal
+    /// under the language model (`--llm`, `--model`; the embedded SmolLM2 by default).
+    #[arg(long)]
+    pub weighted: bool,
+    /// The language model for the weights: `embedded` or an LLM config file.
+    #[arg(long, default_value = "embedded", requires = "weighted")]
+    pub llm: String,
+    /// The embedded model: a name of kanon's model cache or a `.gguf` path.
+    #[arg(long, requires = "weighted")]
+    pub model: Option<String>,
+    /// Threads of the embedded model (default: all cores).
+    #[arg(long, requires = "weighted")]
+    pub llm_threads: Option<usize>,
     #[arg(long)]
     pub json: bool,
 }

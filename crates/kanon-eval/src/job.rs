@@ -14,13 +14,13 @@ use crate::privacy::{
     PrivacyReport, evaluate_privacy,
 };
 use crate::spans::{SpanReport, evaluate_spans};
-use crate::tab::{TabReport, evaluate_tab};
+use crate::tab::{TabReport, evaluate_tab, evaluate_tab_weighted};
 use crate::tps::TpsEvaluator;
 use crate::utility::{UtilityReport, evaluate_utility};
 use kanon_core::Progress;
 
 /// Which files to score.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvalJob {
     /// TAB-schema JSON (its DIRECT and QUASI mentions are the spans to mask); for span scores
@@ -28,6 +28,10 @@ pub struct EvalJob {
     pub gold: PathBuf,
     /// Spans JSONL (`kanon detect`, a kanon corpus split) or TAB's system format.
     pub pred: PathBuf,
+    /// TAB metrics: also the information-weighted precision, with this language model's weights
+    /// (the embedded backend: only it scores given texts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weighting: Option<kanon_llm::LlmConfig>,
 }
 
 impl ConfigFile for EvalJob {}
@@ -44,7 +48,13 @@ pub fn spans(job: &EvalJob) -> Result<SpanReport> {
 pub fn tab(job: &EvalJob) -> Result<TabReport> {
     let gold = kanon_core::tab::read_tab(&job.gold)?;
     let predicted = read_predictions(&job.pred)?;
-    evaluate_tab(&gold, &predicted)
+    match &job.weighting {
+        Some(llm) => {
+            let scorer = kanon_llm::open_scorer(llm).map_err(Error::OpenLlm)?;
+            evaluate_tab_weighted(&gold, &predicted, Some(scorer.as_ref()))
+        }
+        None => evaluate_tab(&gold, &predicted),
+    }
 }
 
 /// Who each attacked document is about: the background name of its person.
@@ -250,6 +260,7 @@ mod tests {
         let job = EvalJob {
             gold: "gold.json".into(),
             pred: "spans.jsonl".into(),
+            weighting: Some(kanon_llm::LlmConfig::default()),
         };
         for name in ["eval.toml", "eval.json"] {
             let path = dir.path().join(name);

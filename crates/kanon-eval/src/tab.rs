@@ -7,7 +7,12 @@
 //! - **token- and mention-level recall**, also by entity type: every mention of an entity that
 //!   needs masking counts (its tokens, for the token level);
 //! - **uniform precision**, token- and mention-level: each masked token counts once per annotator
-//!   of the document, and is right for each annotator who masked a span covering it.
+//!   of the document, and is right for each annotator who masked a span covering it;
+//! - **information-weighted precision** (with a language model, [`evaluate_tab_weighted`]): the
+//!   token-level precision with each masked token weighted by its information content. The
+//!   script weighs a token by −log p of BERT's prediction with every system mask masked; here the
+//!   weight is the token's surprisal under a causal LM given the original text before it (the
+//!   embedded SmolLM2 by default), so the figure is the same measure with another estimator.
 //!
 //! A mention is masked when every character of it is covered by a predicted span, ignoring
 //! spaces and punctuation (`CHARACTERS_TO_IGNORE`), a few tokens (`mr`, `mrs`, `no`, `about`, …)
@@ -44,6 +49,9 @@ use kanon_core::Span;
 use kanon_core::tab::{IdentifierType, TabDocument};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+
+use kanon_llm::TextScorer;
+use kanon_llm::score::information_content;
 
 use crate::error::{Error, Result};
 
@@ -113,6 +121,12 @@ pub struct TabReport {
     /// Uniform mention-level precision.
     pub mention_precision: f64,
     pub token_f1: f64,
+    /// Token-level precision weighted by information content, when a language model was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_precision_weighted: Option<f64>,
+    /// The model behind the weights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weighting_model: Option<String>,
 }
 
 impl TabReport {
@@ -123,12 +137,19 @@ impl TabReport {
             .iter()
             .map(|(entity_type, recall)| format!("{entity_type} {recall:.3}"))
             .collect();
+        let weighted = match (self.token_precision_weighted, &self.weighting_model) {
+            (Some(p), Some(model)) => {
+                format!("information-weighted token-level precision {p:.3} (weights: {model})\n")
+            }
+            _ => String::new(),
+        };
         format!(
             "documents {} ({} gold documents without predictions, not scored), at most {} annotators a document\n\
              entity-level recall: direct identifiers (ER_di) {:.3}, quasi identifiers (ER_qi) {:.3}, all {:.3}\n\
              token-level recall {:.3}, mention-level recall {:.3}\n\
              token-level recall by entity type: {}\n\
              uniform precision: token-level {:.3}, mention-level {:.3}; token-level F1 {:.3}\n\
+             {}\
              parts of speech ignored (ADP, PART, CCONJ, DET) recognised by closed-class word lists\n",
             self.documents,
             self.unscored_gold_documents,
@@ -142,6 +163,7 @@ impl TabReport {
             self.token_precision,
             self.mention_precision,
             self.token_f1,
+            weighted,
         )
     }
 }
@@ -351,6 +373,8 @@ struct Counts {
     mentions: (usize, usize),
     token_precision: (usize, usize),
     mention_precision: (usize, usize),
+    /// Information-weighted token precision: (right, all).
+    weighted_precision: (f64, f64),
 }
 
 fn ratio(part: usize, whole: usize) -> f64 {
@@ -365,6 +389,15 @@ fn ratio(part: usize, whole: usize) -> f64 {
 pub fn evaluate_tab(
     gold: &[TabDocument],
     predicted: &FxHashMap<String, Vec<Span>>,
+) -> Result<TabReport> {
+    evaluate_tab_weighted(gold, predicted, None)
+}
+
+/// [`evaluate_tab`], and with a language model the information-weighted token precision.
+pub fn evaluate_tab_weighted(
+    gold: &[TabDocument],
+    predicted: &FxHashMap<String, Vec<Span>>,
+    scorer: Option<&dyn TextScorer>,
 ) -> Result<TabReport> {
     let by_id: HashMap<&str, &TabDocument> =
         gold.iter().map(|doc| (doc.doc_id.as_str(), doc)).collect();
@@ -411,12 +444,26 @@ pub fn evaluate_tab(
                 }
             }
         }
+        let scored = match scorer {
+            Some(scorer) if !spans.is_empty() => Some(scorer.token_logprobs(&doc.text).map_err(
+                |source| Error::Scorer {
+                    id: id.clone(),
+                    source,
+                },
+            )?),
+            _ => None,
+        };
         for &span in spans {
             counts.mention_precision.0 += gold.annotators_covering(span);
             counts.mention_precision.1 += gold.annotators;
             for token in word_tokens(&gold.chars, span) {
                 counts.token_precision.0 += gold.annotators_covering(token);
                 counts.token_precision.1 += gold.annotators;
+                if let Some(scored) = &scored {
+                    let weight = information_content(scored, token.start, token.end);
+                    counts.weighted_precision.0 += gold.annotators_covering(token) as f64 * weight;
+                    counts.weighted_precision.1 += gold.annotators as f64 * weight;
+                }
             }
         }
     }
@@ -454,5 +501,16 @@ pub fn evaluate_tab(
         } else {
             0.0
         },
+        token_precision_weighted: scorer.map(|_| {
+            let (right, all) = counts.weighted_precision;
+            if all > 0.0 { right / all } else { 0.0 }
+        }),
+        weighting_model: scorer.map(|s| {
+            let id = s.id();
+            format!(
+                "{} {} (causal LM surprisal given the text before)",
+                id.backend, id.model
+            )
+        }),
     })
 }

@@ -142,3 +142,51 @@ fn closed_class_words_as_spacy_tags_them() {
     }
     assert!(ignorable_word("s", true) && !ignorable_word("s", false));
 }
+
+/// Every character carries one nat, so a token weighs its length.
+struct PerCharacter;
+
+impl kanon_llm::TextScorer for PerCharacter {
+    fn id(&self) -> kanon_llm::ModelId {
+        kanon_llm::ModelId::new("scripted", "per-character")
+    }
+    fn token_logprobs(&self, text: &str) -> kanon_llm::Result<Vec<kanon_llm::ScoredToken>> {
+        Ok((0..text.chars().count())
+            .map(|i| kanon_llm::ScoredToken {
+                start: i,
+                end: i + 1,
+                logprob: -1.0,
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn information_weighted_precision_as_worked_out_by_hand() {
+    let text = "Mr Lilian Albano was born in the city of Vienna.";
+    let gold: Vec<TabDocument> = serde_json::from_str(&format!(
+        r#"[{{"doc_id": "d1", "text": "{text}", "annotations": {{"a1": {{"entity_mentions": [
+          {{"entity_type": "PERSON", "start_offset": 3, "end_offset": 16, "identifier_type": "DIRECT", "entity_id": "e1"}}]}}}}}}]"#
+    ))
+    .unwrap();
+    // The name (two right tokens of 6 characters) and "was" (a wrong one of 3).
+    let predicted: FxHashMap<String, Vec<Span>> =
+        [("d1".to_owned(), vec![Span::new(3, 16), Span::new(17, 20)])]
+            .into_iter()
+            .collect();
+    let report =
+        kanon_eval::tab::evaluate_tab_weighted(&gold, &predicted, Some(&PerCharacter)).unwrap();
+    assert!(close(report.token_precision, 2.0 / 3.0));
+    assert!(close(report.token_precision_weighted.unwrap(), 12.0 / 15.0));
+    assert!(
+        report
+            .render()
+            .contains("information-weighted token-level precision 0.800")
+    );
+    assert_eq!(
+        evaluate_tab(&gold, &predicted)
+            .unwrap()
+            .token_precision_weighted,
+        None
+    );
+}
