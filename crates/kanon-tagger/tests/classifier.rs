@@ -37,7 +37,7 @@ fn texts() -> Vec<LabeledText> {
     .enumerate()
     .map(|(class, sentence)| LabeledText {
         class,
-        text: vec![*sentence; 4].join(" and "),
+        text: [*sentence; 4].join(" and "),
     })
     .collect()
 }
@@ -92,7 +92,7 @@ fn it_learns_the_classes_and_its_checkpoint_round_trips() {
         assert_eq!(best, class, "{:?} scored {row:?}", queries[class]);
     }
     // A text longer than a window is scored over all its windows, and an empty one still scores.
-    let long = vec!["vienna songs alba"; 10].join(" ");
+    let long = ["vienna songs alba"; 10].join(" ");
     let scores = classifier.scores(&[&long, ""]).unwrap();
     assert_eq!(scores[1].len(), 4);
     assert!(scores[0][0] > scores[0][1]);
