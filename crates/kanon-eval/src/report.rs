@@ -304,6 +304,13 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
     if originals.is_empty() {
         return Err(kanon_core::Error::format(&job.docs, "no documents").into());
     }
+    // Every input is read before the models are opened: a bad file fails at once.
+    let mut outputs = Vec::with_capacity(job.runs.len());
+    for run in &job.runs {
+        let sanitized = read_sanitized(&run.sanitized)?;
+        evaluate_utility(&originals, &sanitized)?;
+        outputs.push(sanitized);
+    }
     let background = job
         .background
         .as_deref()
@@ -342,16 +349,9 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
     let mut attacked_documents = 0;
     let mut estimators = (None, None);
     progress.stage("report", job.runs.len() as u64 + 1);
-    let runs = std::iter::once((ORIGINAL.to_owned(), None)).chain(
-        job.runs
-            .iter()
-            .map(|run| (run.name.clone(), Some(run.sanitized.as_path()))),
-    );
-    for (name, path) in runs {
-        let sanitized = match path {
-            Some(path) => read_sanitized(path)?,
-            None => unsanitized.clone(),
-        };
+    let runs = std::iter::once((ORIGINAL.to_owned(), unsanitized))
+        .chain(job.runs.iter().map(|run| run.name.clone()).zip(outputs));
+    for (name, sanitized) in runs {
         let row = measure(
             &name,
             &originals,

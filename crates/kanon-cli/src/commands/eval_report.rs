@@ -37,9 +37,10 @@ pub fn run(args: &EvalReportArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `NAME=FILE`, a file (named after its stem) or a directory with `sanitized.jsonl`.
+/// `NAME=FILE` (split at the last `=`), a file (named after its stem) or a directory with
+/// `sanitized.jsonl`.
 fn parse_run(run: &str) -> Result<ReportRun> {
-    if let Some((name, path)) = run.split_once('=')
+    if let Some((name, path)) = run.rsplit_once('=')
         && !name.is_empty()
         && !Path::new(run).exists()
     {
