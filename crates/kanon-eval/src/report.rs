@@ -247,21 +247,31 @@ impl Report {
                     .legend(move |(x, y)| Circle::new((x + 10, y), size, colour.filled()));
             }
             // The sanitizations' names beside their headline points (or on the x axis), moved
-            // down a line while they would cover an earlier one.
-            let mut placed: Vec<(f64, f64)> = Vec::new();
+            // down a line while they would cover an earlier one, with a line back to the point.
+            // A character of the label is about 0.0095 of the axis wide.
+            let mut placed: Vec<(f64, f64, f64)> = Vec::new();
             for row in &self.rows {
-                let x = utility(row) + 0.01;
-                let mut y = headline
-                    .and_then(|a| row.trir.get(a))
-                    .map_or(0.0, |t| t.top1)
-                    + 0.02;
+                let point = (
+                    utility(row),
+                    headline
+                        .and_then(|a| row.trir.get(a))
+                        .map_or(0.0, |t| t.top1),
+                );
+                let x = point.0 + 0.012;
+                let width = 0.0095 * row.name.chars().count() as f64;
+                let mut y = point.1 + 0.02;
                 while placed
                     .iter()
-                    .any(|&(px, py)| (px - x).abs() < 0.12 && (py - y).abs() < 0.03)
+                    .any(|&(px, pw, py)| x < px + pw && px < x + width && (py - y).abs() < 0.03)
                 {
                     y -= 0.035;
                 }
-                placed.push((x, y));
+                placed.push((x, width, y));
+                if (y - (point.1 + 0.02)).abs() > 1e-9 {
+                    chart
+                        .draw_series(LineSeries::new([point, (x, y - 0.012)], BLACK.mix(0.4)))
+                        .map_err(|e| plot_error(&e))?;
+                }
                 chart
                     .draw_series(std::iter::once(Text::new(
                         row.name.clone(),
