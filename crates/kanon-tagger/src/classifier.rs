@@ -28,12 +28,13 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoint::{MODEL_CONFIG_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE, WEIGHTS_FILE};
 use crate::data::{TaggerTokenizer, windows};
 use crate::dataset::{Example, to_batch};
+use crate::encoder::mean_pooled;
 use crate::error::{Error, Result};
 use crate::model::{BertConfig, BertTagger};
 use crate::train::{
     TrainOptions, has_state, load_saved_state, resume_dir, resume_error, save_state, step_seed,
 };
-use crate::weights::{load_pretrained, weights_error};
+use crate::weights::{load_checkpoint, load_pretrained, weights_error};
 
 pub const CLASSES_FILE: &str = "classes.json";
 /// The format of `classes.json` this kanon writes and reads.
@@ -262,12 +263,7 @@ impl TextClassifier {
 
     /// Loads a checkpoint directory written by [`train`].
     pub fn load(dir: &Path, device: &Device) -> Result<Self> {
-        let config_path = dir.join(MODEL_CONFIG_FILE);
-        let text = std::fs::read_to_string(&config_path).with_path(&config_path)?;
-        let config: BertConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
-            path: config_path.clone(),
-            message: format!("model config: {e}"),
-        })?;
+        let (config, model) = load_checkpoint(dir, device)?;
         let classes_path = dir.join(CLASSES_FILE);
         let classes = ClassesFile::read(&classes_path)?;
         if classes.names.len() != config.num_labels {
@@ -281,22 +277,6 @@ impl TextClassifier {
             });
         }
         let tokenizer = TaggerTokenizer::from_file(&dir.join(TOKENIZER_FILE))?;
-        let mut model = config.init(device);
-        let weights = dir.join(WEIGHTS_FILE);
-        let mut store = SafetensorsStore::from_file(&weights);
-        let result = model
-            .load_from(&mut store)
-            .map_err(weights_error(&weights))?;
-        if !result.missing.is_empty() || !result.errors.is_empty() {
-            return Err(Error::Weights {
-                path: weights,
-                problem: format!(
-                    "{} missing tensors, {} errors",
-                    result.missing.len(),
-                    result.errors.len()
-                ),
-            });
-        }
         Ok(Self::new(model, config, tokenizer, classes, device))
     }
 
@@ -610,41 +590,15 @@ fn imprint_head(
     progress: &dyn Progress,
 ) -> Result<BertTagger> {
     let encoder = model.valid();
-    let device = Device::default();
-    let mut order: Vec<usize> = (0..examples.len()).collect();
-    order.sort_by_key(|&i| (examples[i].ids.len(), i));
     let hidden_size = encoder.classifier.weight.dims()[0];
-    let mut pooled = vec![Vec::new(); examples.len()];
-    let mut start = 0;
-    while start < order.len() {
-        let mut end = start + 1;
-        while end < order.len()
-            && examples[order[end]].ids.len() * (end + 1 - start) <= SCORE_TOKEN_BUDGET
-        {
-            end += 1;
-        }
-        let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
-        let batch = to_batch(&refs, pad, &device);
-        let hidden = encoder.encode(batch.input_ids, batch.padding);
-        let [_, seq, width] = hidden.dims();
-        let values: Vec<f32> = hidden
-            .into_data()
-            .try_to_vec::<f32>()
-            .map_err(|e| Error::TensorData(Box::new(e)))?;
-        for (row, &i) in order[start..end].iter().enumerate() {
-            let n = examples[i].ids.len();
-            let mut mean = vec![0.0f32; width];
-            for position in 0..n {
-                let base = (row * seq + position) * width;
-                for (m, v) in mean.iter_mut().zip(&values[base..base + width]) {
-                    *m += v / n as f32;
-                }
-            }
-            pooled[i] = mean;
-        }
-        progress.advance((end - start) as u64);
-        start = end;
-    }
+    let pooled = mean_pooled(
+        &encoder,
+        examples,
+        pad,
+        &Device::default(),
+        SCORE_TOKEN_BUDGET,
+    )?;
+    progress.advance(examples.len() as u64);
     let mut centroids = vec![vec![0.0f32; hidden_size]; classes];
     let mut counts = vec![0usize; classes];
     for (example, vector) in examples.iter().zip(&pooled) {

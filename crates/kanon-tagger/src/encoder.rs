@@ -86,44 +86,69 @@ impl SentenceEncoder {
                 labeled: vec![true; n],
             });
         }
-        let mut order: Vec<usize> = (0..examples.len()).collect();
-        order.sort_by_key(|&i| (examples[i].ids.len(), i));
-        let mut embeddings = vec![Vec::new(); texts.len()];
-        let mut start = 0;
-        while start < order.len() {
-            // Sorted by length: the batch's last example is its longest.
-            let mut end = start + 1;
-            while end < order.len()
-                && examples[order[end]].ids.len() * (end + 1 - start) <= TOKEN_BUDGET
-            {
-                end += 1;
-            }
-            let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
-            let batch = to_batch(&refs, self.tokenizer.pad(), &self.device);
-            let hidden: Tensor<3> = self.model.encode(batch.input_ids, batch.padding);
-            let [_, seq, width] = hidden.dims();
-            let values: Vec<f32> = hidden
-                .into_data()
-                .try_to_vec::<f32>()
-                .map_err(|e| Error::TensorData(Box::new(e)))?;
-            for (row, &i) in order[start..end].iter().enumerate() {
-                let n = examples[i].ids.len();
-                let mut mean = vec![0.0f32; width];
-                for position in 0..n {
-                    let base = (row * seq + position) * width;
-                    for (m, v) in mean.iter_mut().zip(&values[base..base + width]) {
-                        *m += v;
-                    }
-                }
+        let pooled = mean_pooled(
+            &self.model,
+            &examples,
+            self.tokenizer.pad(),
+            &self.device,
+            TOKEN_BUDGET,
+        )?;
+        Ok(pooled
+            .into_iter()
+            .map(|mean| {
                 let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
                 // A zero vector stays zero: its cosine with anything is 0.
                 let scale = if norm > 0.0 { 1.0 / norm } else { 0.0 };
-                embeddings[i] = mean.into_iter().map(|x| x * scale).collect();
-            }
-            start = end;
-        }
-        Ok(embeddings)
+                mean.into_iter().map(|x| x * scale).collect()
+            })
+            .collect())
     }
+}
+
+/// The encoder's last hidden states averaged over each example's pieces (`[CLS]` and `[SEP]`
+/// included, padding not), one `[hidden]` vector per example in input order. Examples are
+/// sorted by length and batched up to `token_budget` padded pieces.
+pub(crate) fn mean_pooled(
+    model: &BertTagger,
+    examples: &[Example],
+    pad: u32,
+    device: &Device,
+    token_budget: usize,
+) -> Result<Vec<Vec<f32>>> {
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    order.sort_by_key(|&i| (examples[i].ids.len(), i));
+    let mut pooled = vec![Vec::new(); examples.len()];
+    let mut start = 0;
+    while start < order.len() {
+        // Sorted by length: the batch's last example is its longest.
+        let mut end = start + 1;
+        while end < order.len()
+            && examples[order[end]].ids.len() * (end + 1 - start) <= token_budget
+        {
+            end += 1;
+        }
+        let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
+        let batch = to_batch(&refs, pad, device);
+        let hidden: Tensor<3> = model.encode(batch.input_ids, batch.padding);
+        let [_, seq, width] = hidden.dims();
+        let values: Vec<f32> = hidden
+            .into_data()
+            .try_to_vec::<f32>()
+            .map_err(|e| Error::TensorData(Box::new(e)))?;
+        for (row, &i) in order[start..end].iter().enumerate() {
+            let n = examples[i].ids.len() as f32;
+            let mut mean = vec![0.0f32; width];
+            for position in 0..examples[i].ids.len() {
+                let base = (row * seq + position) * width;
+                for (m, v) in mean.iter_mut().zip(&values[base..base + width]) {
+                    *m += v / n;
+                }
+            }
+            pooled[i] = mean;
+        }
+        start = end;
+    }
+    Ok(pooled)
 }
 
 /// The cosine of two unit-length embeddings (their dot product).

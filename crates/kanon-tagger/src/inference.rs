@@ -15,7 +15,7 @@ use crate::data::{TaggerTokenizer, decode_spans, merge_windows, tidy_spans};
 use crate::dataset::{Example, Windowing, to_batch};
 use crate::error::{Error, Result};
 use crate::model::{BertConfig, BertTagger};
-use crate::weights::weights_error;
+use crate::weights::load_checkpoint;
 
 /// A predicted span: character offsets, its type (`None` in the mask scheme), and the mean
 /// probability of its pieces' labels.
@@ -104,12 +104,7 @@ impl Tagger {
 
     /// Loads a checkpoint directory written by `kanon train`.
     pub fn load(dir: &Path, device: &Device) -> Result<Tagger> {
-        let config_path = dir.join(MODEL_CONFIG_FILE);
-        let text = std::fs::read_to_string(&config_path).with_path(&config_path)?;
-        let config: BertConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
-            path: config_path,
-            message: format!("model config: {e}"),
-        })?;
+        let (config, model) = load_checkpoint(dir, device)?;
         let labels_path = dir.join(LABELS_FILE);
         let labels = LabelsFile::read(&labels_path)?;
         if labels.names.len() != config.num_labels {
@@ -119,22 +114,6 @@ impl Tagger {
             });
         }
         let tokenizer = TaggerTokenizer::from_file(&dir.join(TOKENIZER_FILE))?;
-        let mut model = config.init(device);
-        let weights = dir.join(WEIGHTS_FILE);
-        let mut store = SafetensorsStore::from_file(&weights);
-        let result = model
-            .load_from(&mut store)
-            .map_err(weights_error(&weights))?;
-        if !result.missing.is_empty() || !result.errors.is_empty() {
-            return Err(Error::Weights {
-                path: weights,
-                problem: format!(
-                    "{} missing tensors, {} errors",
-                    result.missing.len(),
-                    result.errors.len()
-                ),
-            });
-        }
         Ok(Tagger::new(
             model.valid(),
             config,

@@ -92,6 +92,35 @@ pub fn load_pretrained(
     Ok((config, model))
 }
 
+/// Loads a checkpoint directory that kanon wrote (`config.json` beside `model.safetensors`, under
+/// burn's names): every tensor must be there and fit.
+pub fn load_checkpoint(dir: &Path, device: &Device) -> Result<(BertConfig, BertTagger)> {
+    use kanon_core::PathContext;
+    let config_path = dir.join(crate::checkpoint::MODEL_CONFIG_FILE);
+    let text = std::fs::read_to_string(&config_path).with_path(&config_path)?;
+    let config: BertConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
+        path: config_path,
+        message: format!("model config: {e}"),
+    })?;
+    let mut model = config.init(device);
+    let weights = dir.join(crate::checkpoint::WEIGHTS_FILE);
+    let mut store = SafetensorsStore::from_file(&weights);
+    let result = model
+        .load_from(&mut store)
+        .map_err(weights_error(&weights))?;
+    if !result.missing.is_empty() || !result.errors.is_empty() {
+        return Err(Error::Weights {
+            path: weights,
+            problem: format!(
+                "{} missing tensors, {} errors",
+                result.missing.len(),
+                result.errors.len()
+            ),
+        });
+    }
+    Ok((config, model))
+}
+
 /// A safetensors file whose tensors do not fit the model (a missing tensor, a wrong shape) is a
 /// [`Error::Weights`] problem saying which; one that cannot be read at all keeps the store's
 /// error as its source.
