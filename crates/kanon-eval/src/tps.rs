@@ -47,7 +47,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use kanon_core::Document;
@@ -57,6 +57,7 @@ use kanon_sanitize::{Reason, SanitizedDocument};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::utility::{paired, replaced_characters, words};
 
 /// How similar a replacement is to the text it replaced, in [0, 1].
 pub trait TermSimilarity: Send + Sync {
@@ -183,8 +184,6 @@ impl<'a> TpsEvaluator<'a> {
         originals: &[Document],
         sanitized: &[SanitizedDocument],
     ) -> Result<TpsReport> {
-        let by_id: HashMap<&str, &Document> =
-            originals.iter().map(|d| (d.id.as_str(), d)).collect();
         let model = self.scorer.id();
         let mut report = TpsReport {
             information_content: format!(
@@ -194,20 +193,10 @@ impl<'a> TpsEvaluator<'a> {
             similarity: self.similarity.id(),
             ..TpsReport::default()
         };
-        let mut seen = HashSet::new();
         let mut sum = 0.0;
-        for doc in sanitized {
-            let original = by_id
-                .get(doc.id.as_str())
-                .ok_or_else(|| Error::UnknownSanitized { id: doc.id.clone() })?;
-            if !seen.insert(doc.id.as_str()) {
-                return Err(Error::Sanitized {
-                    id: doc.id.clone(),
-                    problem: "appears twice".into(),
-                });
-            }
+        for (original, doc) in paired(originals, sanitized)? {
             let chars: Vec<char> = original.text.chars().collect();
-            let terms = terms(&doc.id, &chars, doc)?;
+            let terms = terms(&chars, doc)?;
             if terms.is_empty() {
                 report.documents_without_terms += 1;
                 continue;
@@ -263,48 +252,30 @@ fn kept_information(edit: &kanon_sanitize::Edit) -> bool {
 
 /// The terms of an original: each edit's span, then each word outside every edit that is not a
 /// stopword, in text order.
-fn terms<'d>(id: &str, chars: &[char], doc: &'d SanitizedDocument) -> Result<Vec<Term<'d>>> {
-    let mut replaced = vec![false; chars.len()];
-    let mut terms = Vec::new();
-    for edit in &doc.edits {
-        if edit.start >= edit.end || edit.end > chars.len() {
-            return Err(Error::Sanitized {
-                id: id.to_owned(),
-                problem: format!(
-                    "edit {}..{} is not a span of the {}-character original: the original is not the sanitized text's",
-                    edit.start,
-                    edit.end,
-                    chars.len()
-                ),
-            });
-        }
-        replaced[edit.start..edit.end]
-            .iter_mut()
-            .for_each(|r| *r = true);
-        terms.push(Term {
+fn terms<'d>(chars: &[char], doc: &'d SanitizedDocument) -> Result<Vec<Term<'d>>> {
+    let replaced = replaced_characters(doc, chars.len())?;
+    let mut terms: Vec<Term<'d>> = doc
+        .edits
+        .iter()
+        .filter(|edit| edit.start < edit.end)
+        .map(|edit| Term {
             start: edit.start,
             end: edit.end,
             replaced_by: Some(edit),
-        });
-    }
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].is_alphanumeric() {
-            i += 1;
+        })
+        .collect();
+    for word in words(chars) {
+        if replaced[word.clone()].iter().any(|r| *r) {
             continue;
         }
-        let start = i;
-        while i < chars.len() && chars[i].is_alphanumeric() {
-            i += 1;
-        }
-        if replaced[start..i].iter().any(|r| *r) {
-            continue;
-        }
-        let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
-        if !kanon_sanitize::lemma::is_stopword(&word) {
+        let text: String = chars[word.clone()]
+            .iter()
+            .collect::<String>()
+            .to_lowercase();
+        if !kanon_sanitize::lemma::is_stopword(&text) {
             terms.push(Term {
-                start,
-                end: i,
+                start: word.start,
+                end: word.end,
                 replaced_by: None,
             });
         }

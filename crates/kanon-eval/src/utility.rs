@@ -69,57 +69,86 @@ impl UtilityReport {
     }
 }
 
+/// Each sanitized document with its original (by id): an id that is not an original's, or that
+/// appears twice, is an error.
+pub(crate) fn paired<'a>(
+    originals: &'a [Document],
+    sanitized: &'a [SanitizedDocument],
+) -> Result<Vec<(&'a Document, &'a SanitizedDocument)>> {
+    let by_id: HashMap<&str, &Document> = originals.iter().map(|d| (d.id.as_str(), d)).collect();
+    let mut seen = HashSet::new();
+    sanitized
+        .iter()
+        .map(|doc| {
+            let original = by_id
+                .get(doc.id.as_str())
+                .ok_or_else(|| Error::UnknownSanitized { id: doc.id.clone() })?;
+            if !seen.insert(doc.id.as_str()) {
+                return Err(Error::Sanitized {
+                    id: doc.id.clone(),
+                    problem: "appears twice".into(),
+                });
+            }
+            Ok((*original, doc))
+        })
+        .collect()
+}
+
+/// Which of the original's `length` characters the document's edits replaced; an edit that is
+/// not a span of the original is an error.
+pub(crate) fn replaced_characters(doc: &SanitizedDocument, length: usize) -> Result<Vec<bool>> {
+    let mut replaced = vec![false; length];
+    for edit in &doc.edits {
+        if edit.start > edit.end || edit.end > length {
+            return Err(Error::Sanitized {
+                id: doc.id.clone(),
+                problem: format!(
+                    "edit {}..{} is not a span of the {length}-character original: the original is not the sanitized text's",
+                    edit.start, edit.end,
+                ),
+            });
+        }
+        replaced[edit.start..edit.end]
+            .iter_mut()
+            .for_each(|r| *r = true);
+    }
+    Ok(replaced)
+}
+
+/// The words of a text (runs of letters and digits), as character ranges.
+pub(crate) fn words(chars: &[char]) -> Vec<std::ops::Range<usize>> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i].is_alphanumeric() {
+            i += 1;
+        }
+        words.push(start..i);
+    }
+    words
+}
+
 /// Measures the sanitized documents against their originals (by id).
 pub fn evaluate_utility(
     originals: &[Document],
     sanitized: &[SanitizedDocument],
 ) -> Result<UtilityReport> {
-    let by_id: HashMap<&str, &Document> = originals.iter().map(|d| (d.id.as_str(), d)).collect();
-    let mut seen = HashSet::new();
-    let (mut chars, mut changed_chars, mut words, mut changed_words) = (0, 0, 0, 0);
+    let pairs = paired(originals, sanitized)?;
+    let (mut chars, mut changed_chars, mut words_seen, mut changed_words) = (0, 0, 0, 0);
     let (mut original_length, mut sanitized_length) = (0, 0);
-    for doc in sanitized {
-        let original = by_id
-            .get(doc.id.as_str())
-            .ok_or_else(|| Error::UnknownSanitized { id: doc.id.clone() })?;
-        if !seen.insert(doc.id.as_str()) {
-            return Err(Error::Sanitized {
-                id: doc.id.clone(),
-                problem: "appears twice".into(),
-            });
-        }
+    for &(original, doc) in &pairs {
         let text: Vec<char> = original.text.chars().collect();
-        let mut replaced = vec![false; text.len()];
-        for edit in &doc.edits {
-            if edit.start > edit.end || edit.end > text.len() {
-                return Err(Error::Sanitized {
-                    id: doc.id.clone(),
-                    problem: format!(
-                        "edit {}..{} is not a span of the {}-character original: the original is not the sanitized text's",
-                        edit.start,
-                        edit.end,
-                        text.len()
-                    ),
-                });
-            }
-            for r in &mut replaced[edit.start..edit.end] {
-                *r = true;
-            }
-        }
+        let replaced = replaced_characters(doc, text.len())?;
         chars += text.len();
         changed_chars += replaced.iter().filter(|r| **r).count();
-        let mut i = 0;
-        while i < text.len() {
-            if !text[i].is_alphanumeric() {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < text.len() && text[i].is_alphanumeric() {
-                i += 1;
-            }
-            words += 1;
-            changed_words += usize::from(replaced[start..i].iter().any(|r| *r));
+        for word in words(&text) {
+            words_seen += 1;
+            changed_words += usize::from(replaced[word].iter().any(|r| *r));
         }
         original_length += text.len();
         sanitized_length += doc.text.chars().count();
@@ -131,14 +160,15 @@ pub fn evaluate_utility(
             part as f64 / whole as f64
         }
     };
+    let measured: HashSet<&str> = pairs.iter().map(|(o, _)| o.id.as_str()).collect();
     Ok(UtilityReport {
         documents: sanitized.len(),
         unsanitized_documents: originals
             .iter()
-            .filter(|d| !seen.contains(d.id.as_str()))
+            .filter(|d| !measured.contains(d.id.as_str()))
             .count(),
         chars_changed: share(changed_chars, chars),
-        words_changed: share(changed_words, words),
+        words_changed: share(changed_words, words_seen),
         length_ratio: share(sanitized_length, original_length),
         tps: None,
     })
