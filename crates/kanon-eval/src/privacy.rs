@@ -2,9 +2,12 @@
 //! names the person behind each sanitized document; the text re-identification risk (TRIR) is
 //! the share of documents whose person it names (first guess; also within its first five).
 //!
-//! The attacker here is lexical: BM25 over the background texts (tantivy's scorer), the sanitized
-//! document as the query. It needs no training and is the baseline that any sanitization must
-//! beat; a learned attacker sees through more (paraphrase, partial words) and is the next one.
+//! Two attackers ([`Attacker`]): [`LexicalAttacker`], BM25 over the background texts (tantivy's
+//! scorer) with the sanitized document as the query — no training, the baseline any sanitization
+//! must beat; and [`NeuralAttacker`], a BERT classifier over the population fine-tuned on windows
+//! of the background texts with random masking, which sees through more (paraphrase, words it
+//! has only seen near others). With both, the ensemble re-identifies a document when either
+//! does.
 //!
 //! ```
 //! use kanon_eval::privacy::{Background, LexicalAttacker};
