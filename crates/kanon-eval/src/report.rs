@@ -341,7 +341,11 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
         .map(kanon_core::tab::read_tab)
         .transpose()?;
     // Who each document is about, from the originals (a sanitized file need not carry it).
-    let (_, people) = documents_and_people(&job.docs, &job.truth)?;
+    // Read again only when the names are not the ids and there is someone to attack.
+    let people = match (&job.truth, &background) {
+        (Truth::Id, _) | (_, None) => Default::default(),
+        (truth, Some(_)) => documents_and_people(&job.docs, truth)?.1,
+    };
     let person_of = |id: &str| match &job.truth {
         Truth::Id => Some(id.to_owned()),
         _ => people.get(id).cloned(),
