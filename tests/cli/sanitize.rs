@@ -146,6 +146,40 @@ fn resumes_where_an_interrupted_run_stopped() {
 }
 
 #[test]
+fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
+    let fixture = Fixture::new();
+    let summary = fixture.sanitize(&["--audit", "audit.jsonl"]);
+    assert!(summary.contains("-> out.jsonl"), "{summary}");
+    let shareable = std::fs::read_to_string(fixture.path().join("out.jsonl")).unwrap();
+    let audit: Vec<serde_json::Value> = std::fs::read_to_string(fixture.path().join("audit.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(audit.len(), 3, "one audit line per document");
+    let city = &audit[0]["entities"][1];
+    assert_eq!(city["mentions"][0]["text"], "Tromsø");
+    assert_eq!(city["attacks"][0]["guesses"][0]["text"], "Tromsø");
+    assert_eq!(city["attacks"][0]["guesses"][0]["matched"], "exact");
+    for original in [
+        "Zoë Ølund",
+        "Tromsø",
+        "Labour",
+        "Per Olsen",
+        "Bergen",
+        "Bodø",
+        "1999",
+    ] {
+        assert!(!shareable.contains(original), "{original} in {shareable}");
+    }
+    assert!(!shareable.contains("candidates") && !shareable.contains("guesses"));
+    // Without --audit, no audit is written.
+    std::fs::remove_file(fixture.path().join("audit.jsonl")).unwrap();
+    fixture.sanitize(&[]);
+    assert!(!fixture.path().join("audit.jsonl").exists());
+}
+
+#[test]
 fn masking_strategies_open_no_model() {
     let fixture = Fixture::new();
     // `--llm` names a file that does not exist: a masking strategy never opens it.

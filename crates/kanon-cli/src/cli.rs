@@ -325,9 +325,14 @@ pub struct SanitizeArgs {
     /// Do not keep model answers.
     #[arg(long)]
     pub no_cache: bool,
-    /// Output JSONL `{"id","text","edits"}`; written to OUT.partial first, so a rerun resumes.
+    /// Output JSONL `{"id","text","edits"}`, the shareable file (no original, candidate or
+    /// guess); written to OUT.partial first, so a rerun resumes.
     #[arg(long)]
     pub out: PathBuf,
+    /// Also write the audit here: originals, every candidate and the attacker's guesses, per
+    /// entity. As sensitive as the input: keep it where the input is kept.
+    #[arg(long)]
+    pub audit: Option<PathBuf>,
     /// Also write the run's figures as JSON here.
     #[arg(long)]
     pub summary: Option<PathBuf>,

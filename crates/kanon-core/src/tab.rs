@@ -134,8 +134,11 @@ impl TabDocument {
 
     /// The DIRECT and QUASI mentions of every annotator: their union (a span one annotator marked
     /// is masked even if another did not). Annotators name entities separately, so their
-    /// entities are joined where their mentions overlap; overlapping mentions themselves are all
-    /// kept (a sanitizer keeps the earliest, longest one).
+    /// entities are joined where two of their mentions are one mention told apart by its edges
+    /// (same type, sharing at least half of their joint characters: `5 August 2003` and `August
+    /// 2003`), never where one merely overlaps another (`Oslo` inside `University of Oslo`), which
+    /// would chain distinct entities. Overlapping mentions themselves are all kept (a sanitizer
+    /// masks their union).
     pub fn masked_mentions(&self) -> Vec<MaskedMention> {
         let mut mentions: Vec<MaskedMention> = Vec::new();
         for (annotator, annotation) in &self.annotations {
@@ -179,6 +182,9 @@ impl TabDocument {
                 if mentions[b].span.start >= mentions[a].span.end {
                     break;
                 }
+                if !same_mention(&mentions[a], &mentions[b]) {
+                    continue;
+                }
                 let ra = root(&mut parent, index_of[mentions[a].entity.as_str()]);
                 let rb = root(&mut parent, index_of[mentions[b].entity.as_str()]);
                 parent[ra.max(rb)] = ra.min(rb);
@@ -193,6 +199,18 @@ impl TabDocument {
         }
         mentions
     }
+}
+
+/// Whether two overlapping mentions (of one annotator or two) are the same mention: one type, and
+/// their shared characters at least half of the characters either covers.
+fn same_mention(a: &MaskedMention, b: &MaskedMention) -> bool {
+    let shared = a
+        .span
+        .end
+        .min(b.span.end)
+        .saturating_sub(a.span.start.max(b.span.start));
+    let joint = a.span.end.max(b.span.end) - a.span.start.min(b.span.start);
+    a.entity_type == b.entity_type && 2 * shared >= joint
 }
 
 #[cfg(test)]
@@ -269,5 +287,41 @@ mod tests {
             ["a1\u{1}e1", "a1\u{1}e1", "a1\u{1}e1", "a2\u{1}mention-2"]
         );
         assert_eq!(mentions[3].span, Span::new(37, 43));
+    }
+
+    #[test]
+    fn a_place_inside_an_organisation_does_not_chain_their_entities() {
+        // a1: the university (ORG) and, later, the city; a2: the city inside the university's
+        // name and a second university. Linking by mere overlap would make one entity of all.
+        let doc: Vec<TabDocument> = serde_json::from_str(
+            r#"[{"doc_id": "t2", "text": "University of Oslo, in Oslo; University of Bergen.",
+              "annotations": {
+                "a1": {"entity_mentions": [
+                  {"entity_type": "ORG", "start_offset": 0, "end_offset": 18, "identifier_type": "QUASI", "entity_id": "u"},
+                  {"entity_type": "LOC", "start_offset": 23, "end_offset": 27, "identifier_type": "QUASI", "entity_id": "c"}]},
+                "a2": {"entity_mentions": [
+                  {"entity_type": "LOC", "start_offset": 14, "end_offset": 18, "identifier_type": "QUASI", "entity_id": "oslo"},
+                  {"entity_type": "LOC", "start_offset": 23, "end_offset": 27, "identifier_type": "QUASI", "entity_id": "oslo"},
+                  {"entity_type": "ORG", "start_offset": 29, "end_offset": 49, "identifier_type": "QUASI", "entity_id": "u"},
+                  {"entity_type": "ORG", "start_offset": 0, "end_offset": 17, "identifier_type": "QUASI", "entity_id": "u"}]}}}]"#,
+        )
+        .unwrap();
+        let mentions = doc[0].masked_mentions();
+        let entity_of = |start: usize, end: usize| {
+            mentions
+                .iter()
+                .find(|m| m.span == Span::new(start, end))
+                .map(|m| m.entity.as_str())
+                .unwrap()
+        };
+        // The city is one entity across annotators (same span, same type) …
+        assert_eq!(entity_of(23, 27), "a1\u{1}c");
+        assert_eq!(entity_of(14, 18), "a1\u{1}c");
+        // … the university is another, joined to a2's `u` by the near-identical span, and so
+        // a2's second university (the same id) joins it too; the city stays apart.
+        assert_eq!(entity_of(0, 18), "a1\u{1}u");
+        assert_eq!(entity_of(0, 17), "a1\u{1}u");
+        assert_eq!(entity_of(29, 49), "a1\u{1}u");
+        assert_ne!(entity_of(0, 18), entity_of(14, 18));
     }
 }

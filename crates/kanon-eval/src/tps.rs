@@ -40,7 +40,7 @@
 //! let original = Document { id: "d".into(), person: None, text: "Lilian sang in Vienna".into(), split: None };
 //! let sanitized: SanitizedDocument = serde_json::from_str(r#"{"id": "d", "text": "Lilian sang in a city",
 //!     "edits": [{"start": 15, "end": 21, "original_type": "LOC", "entity": "LOC 1", "replacement": "a city",
-//!                "candidates": [], "guesses": [], "reason": "not-guessed"}]}"#)?;
+//!                "reason": "not-guessed"}]}"#)?;
 //! let report = TpsEvaluator::new(&Flat, &Half).evaluate(&[original], &[sanitized])?;
 //! // Terms: Lilian (6 nats, kept), sang (4, kept), Vienna (6, half); "in" is a stopword.
 //! assert!((report.tps - (6.0 + 4.0 + 0.5 * 6.0) / 16.0).abs() < 1e-9);

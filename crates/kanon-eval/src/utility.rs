@@ -17,9 +17,9 @@
 //! let sanitized: SanitizedDocument = serde_json::from_str(r#"{"id": "d1",
 //!     "text": "PERSON 1 lives in a European city.", "edits": [
 //!       {"start": 0, "end": 13, "original_type": "PERSON", "entity": "PERSON 1", "replacement": "PERSON 1",
-//!        "candidates": [], "guesses": [], "reason": "direct-identifier"},
+//!        "reason": "direct-identifier"},
 //!       {"start": 23, "end": 29, "original_type": "LOC", "entity": "LOC 1", "replacement": "a European city",
-//!        "candidates": [], "guesses": [], "reason": "not-guessed"}]}"#)?;
+//!        "reason": "not-guessed"}]}"#)?;
 //! let report = evaluate_utility(&[original], &[sanitized])?;
 //! assert_eq!(report.words_changed, 3.0 / 5.0); // Lilian, Albano, Vienna of five words
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -84,7 +84,7 @@ fn sanitized(id: &str, edits: &[(usize, usize, &str, &str)]) -> SanitizedDocumen
         .iter()
         .map(|(start, end, replacement, reason)| {
             serde_json::json!({"start": start, "end": end, "original_type": "MISC", "entity": "MISC 1",
-                "replacement": replacement, "candidates": [], "guesses": [], "reason": reason})
+                "replacement": replacement, "reason": reason})
         })
         .collect();
     serde_json::from_value(serde_json::json!({"id": id, "text": "(not read)", "edits": edits}))

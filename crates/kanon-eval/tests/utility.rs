@@ -10,7 +10,7 @@ const DOCS: &str = r#"{"id": "a", "text": "Zoë Ølund was born in Tromsø in 20
 
 fn edit(start: usize, end: usize, replacement: &str) -> String {
     format!(
-        r#"{{"start": {start}, "end": {end}, "original_type": "MISC", "entity": "MISC 1", "replacement": "{replacement}", "candidates": [], "guesses": [], "reason": "label"}}"#
+        r#"{{"start": {start}, "end": {end}, "original_type": "MISC", "entity": "MISC 1", "replacement": "{replacement}", "reason": "label"}}"#
     )
 }
 

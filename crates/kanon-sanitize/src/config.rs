@@ -98,10 +98,6 @@ pub struct SanitizerConfig {
     /// The attacker sees at most this many characters of the document around the first mention of
     /// the entity (0: the whole document).
     pub attack_context_chars: usize,
-    /// Writes every guess of the attacker into the edit log as it was. Off by default: a matched
-    /// guess usually *is* the original, another may name a different masked span, and the edit
-    /// log travels with the sanitized text.
-    pub log_matched_guesses: bool,
 }
 
 impl Default for SanitizerConfig {
@@ -120,7 +116,6 @@ impl Default for SanitizerConfig {
             ignore_candidate_words: true,
             ngram_threshold: 0.6,
             attack_context_chars: 0,
-            log_matched_guesses: false,
         }
     }
 }
@@ -236,10 +231,6 @@ impl SanitizerConfigBuilder {
     }
     pub fn attack_context_chars(mut self, chars: usize) -> Self {
         self.config.attack_context_chars = chars;
-        self
-    }
-    pub fn log_matched_guesses(mut self, log: bool) -> Self {
-        self.config.log_matched_guesses = log;
         self
     }
     pub fn build(self) -> Result<SanitizerConfig> {

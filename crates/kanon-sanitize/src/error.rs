@@ -31,6 +31,12 @@ pub enum Error {
         end: usize,
         chars: usize,
     },
+    /// A masked string still stood as a word in the rendered text: the document is not written
+    /// (the string itself is never named in an error).
+    #[error(
+        "document {document:?}: a masked string survived rendering; the document was not written (please report this)"
+    )]
+    Leak { document: String },
     /// The strategy needs generalizations from a language model and none was given.
     #[error("strategy {strategy} needs a language model (--llm) for {entity_type} spans")]
     ModelRequired {

@@ -37,7 +37,7 @@ impl Mention {
 /// The mentions of one entity.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntityGroup {
-    /// The type of its first mention.
+    /// The type most of its mentions have.
     pub entity_type: EntityType,
     /// Indices into the mention list, in document order.
     pub mentions: Vec<usize>,
@@ -105,20 +105,49 @@ pub fn group_mentions(text: &str, mentions: &[Mention]) -> Vec<EntityGroup> {
         members.sort_unstable();
     }
     groups.sort_by_key(|members| members[0]);
-    let mut numbers: HashMap<EntityType, usize> = HashMap::new();
-    groups
+    let mut groups: Vec<EntityGroup> = groups
         .into_iter()
-        .map(|members| {
-            let entity_type = mentions[members[0]].entity_type;
-            let number = numbers.entry(entity_type).or_insert(0);
-            *number += 1;
-            EntityGroup {
-                entity_type,
-                mentions: members,
-                number: *number,
-            }
+        .map(|members| EntityGroup {
+            entity_type: majority_type(mentions, &members),
+            mentions: members,
+            number: 0,
         })
-        .collect()
+        .collect();
+    renumber(&mut groups);
+    groups
+}
+
+/// The type most of the mentions have (annotators may disagree on one entity's mentions); a tie
+/// goes to the type seen first.
+fn majority_type(mentions: &[Mention], members: &[usize]) -> EntityType {
+    let mut counts: Vec<(EntityType, usize)> = Vec::new();
+    for &index in members {
+        let entity_type = mentions[index].entity_type;
+        match counts.iter_mut().find(|(seen, _)| *seen == entity_type) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((entity_type, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, count)| *count).max().unwrap_or(0);
+    counts
+        .into_iter()
+        .find(|(_, count)| *count == best)
+        .map_or(EntityType::Misc, |(entity_type, _)| entity_type)
+}
+
+/// Orders the groups by their first mention (indices into a mention list sorted by start) and
+/// numbers them per type in that order: `ORG 1` is read before `ORG 2`.
+pub fn renumber(groups: &mut [EntityGroup]) {
+    for group in groups.iter_mut() {
+        group.mentions.sort_unstable();
+    }
+    groups.sort_by_key(|group| group.mentions.first().copied().unwrap_or(usize::MAX));
+    let mut numbers: HashMap<EntityType, usize> = HashMap::new();
+    for group in groups {
+        let number = numbers.entry(group.entity_type).or_insert(0);
+        *number += 1;
+        group.number = *number;
+    }
 }
 
 /// The folded words of a mention; a person written `Last, First` is turned around.

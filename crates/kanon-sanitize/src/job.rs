@@ -1,7 +1,8 @@
-//! `kanon sanitize` as a job: documents and their spans in, `{"id","text","edits"}` JSONL out.
-//! Written document by document to `OUT.partial` (each document's figures to
-//! `OUT.partial.runs`), so an interrupted run resumes where it stopped; the output is then
-//! written in input order, atomically. Model answers go through a [`ResponseCache`], so reruns
+//! `kanon sanitize` as a job: documents and their spans in, `{"id","text","edits"}` JSONL out
+//! (shareable: no original, candidate or guess), and on request an audit JSONL beside it (as
+//! sensitive as the input: see [`crate::audit`]). Written document by document to `OUT.partial`
+//! (each document's figures to `OUT.partial.runs`), so an interrupted run resumes where it
+//! stopped; the outputs are then written in input order, atomically. Model answers go through a [`ResponseCache`], so reruns
 //! are free and identical.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -15,6 +16,7 @@ use kanon_core::{EntityType, Progress};
 use kanon_llm::{CacheStats, CachedModel, ChatModel, LlmConfig, ResponseCache};
 use serde::{Deserialize, Serialize};
 
+use crate::audit::AuditDocument;
 use crate::config::SanitizerConfig;
 use crate::error::{Error, Result};
 use crate::group::Mention;
@@ -40,8 +42,12 @@ pub struct SanitizeJob {
     /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
     pub docs: PathBuf,
     pub spans: SpanSource,
-    /// Output JSONL `{"id","text","edits"}`.
+    /// Output JSONL `{"id","text","edits"}`: the shareable file.
     pub out: PathBuf,
+    /// Also write the audit here (JSONL, one document per line: originals, candidates and the
+    /// attacker's guesses). As sensitive as the input; off by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<PathBuf>,
     /// Also write the run's figures as JSON here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<PathBuf>,
@@ -66,6 +72,16 @@ impl ConfigFile for SanitizeJob {
             .check()
             .map_err(|problem| format!("sanitizer.{problem}"))
     }
+}
+
+/// One finished document in `OUT.partial`: the shareable document and, when an audit is asked
+/// for, its audit (so the partial file is as sensitive as the audit only when one is asked for).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PartialDocument {
+    #[serde(flatten)]
+    document: SanitizedDocument,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    audit: Option<AuditDocument>,
 }
 
 /// Per document, kept beside the partial output so that a resumed run still reports every
@@ -153,17 +169,27 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         std::fs::create_dir_all(parent).map_err(|e| kanon_core::Error::io(parent, e))?;
     }
     let partial_path = with_suffix(&job.out, ".partial");
-    let (mut partial, done) = JsonlLog::<SanitizedDocument>::open(&partial_path)?;
+    let (mut partial, done) = JsonlLog::<PartialDocument>::open(&partial_path)?;
+    // A document finished without its audit is redone when an audit is asked for now.
+    let done: Vec<PartialDocument> = done
+        .into_iter()
+        .filter(|record| job.audit.is_none() || record.audit.is_some())
+        .collect();
     let (mut runs_log, earlier_runs) =
         JsonlLog::<DocumentRun>::open(&with_suffix(&partial_path, ".runs"))?;
-    let done_ids: HashSet<String> = done.iter().map(|doc| doc.id.clone()).collect();
+    let done_ids: HashSet<String> = done
+        .iter()
+        .map(|record| record.document.id.clone())
+        .collect();
     let mut runs: BTreeMap<String, DocumentRun> = earlier_runs
         .into_iter()
         .filter(|run| done_ids.contains(&run.id))
         .map(|run| (run.id.clone(), run))
         .collect();
-    let mut by_id: HashMap<String, SanitizedDocument> =
-        done.into_iter().map(|doc| (doc.id.clone(), doc)).collect();
+    let mut by_id: HashMap<String, PartialDocument> = done
+        .into_iter()
+        .map(|record| (record.document.id.clone(), record))
+        .collect();
 
     progress.stage("sanitize", docs.len() as u64);
     progress.advance(done_ids.len() as u64);
@@ -179,7 +205,11 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         let mentions = spans.remove(&doc.id).unwrap_or_default();
         let sanitized = sanitizer.sanitize(&doc.id, &doc.text, &mentions)?;
         let after = model.as_ref().map(CachedModel::stats).unwrap_or_default();
-        partial.append(&sanitized.document)?;
+        let record = PartialDocument {
+            document: sanitized.document,
+            audit: job.audit.is_some().then_some(sanitized.audit),
+        };
+        partial.append(&record)?;
         let run = DocumentRun {
             id: doc.id.clone(),
             seconds: doc_started.elapsed().as_secs_f64(),
@@ -192,7 +222,7 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         runs_log.append(&run)?;
         total.add(&run.stats);
         document_seconds += run.seconds;
-        by_id.insert(doc.id.clone(), sanitized.document);
+        by_id.insert(doc.id.clone(), record);
         runs.insert(run.id.clone(), run);
         progress.advance(1);
         progress.message(&format!(
@@ -203,10 +233,15 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
     }
 
     // Everything is done: the output in input order, atomically, then the partial files go.
-    let ordered: Vec<SanitizedDocument> = docs
+    let (ordered, audits): (Vec<SanitizedDocument>, Vec<Option<AuditDocument>>) = docs
         .iter()
         .filter_map(|doc| by_id.remove(&doc.id))
-        .collect();
+        .map(|record| (record.document, record.audit))
+        .unzip();
+    if let Some(path) = &job.audit {
+        let audits: Vec<AuditDocument> = audits.into_iter().flatten().collect();
+        kanon_core::io::atomic_write(path, |writer| kanon_core::io::write_jsonl(writer, &audits))?;
+    }
     kanon_core::io::atomic_write(&job.out, |writer| {
         kanon_core::io::write_jsonl(writer, &ordered)
     })?;
@@ -250,6 +285,7 @@ mod tests {
                     path: "spans.jsonl".into(),
                 },
                 out: "out.jsonl".into(),
+                audit: Some("audit.jsonl".into()),
                 summary: Some("summary.json".into()),
                 limit: Some(20),
                 sanitizer: SanitizerConfig::builder()
@@ -264,6 +300,7 @@ mod tests {
                 docs: "tab.json".into(),
                 spans: SpanSource::Gold,
                 out: "out.jsonl".into(),
+                audit: None,
                 summary: None,
                 limit: None,
                 sanitizer: SanitizerConfig::default(),

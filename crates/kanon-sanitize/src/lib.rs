@@ -35,7 +35,9 @@
 //! assert_eq!(sanitized.stats.chosen, vec![2]); // the city and the date took candidate 1
 //! ```
 
+pub mod audit;
 pub mod config;
+pub mod coverage;
 pub mod date;
 pub mod error;
 pub mod group;
@@ -48,6 +50,7 @@ pub mod render;
 pub mod sanitizer;
 pub mod summary;
 
+pub use audit::{AuditDocument, AuditEntity};
 pub use config::{DirectStyle, SanitizerConfig, SanitizerConfigBuilder, Strategy};
 pub use error::{Error, Result};
 pub use group::{EntityGroup, Mention, group_mentions};

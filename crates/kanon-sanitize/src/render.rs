@@ -127,8 +127,34 @@ fn coarser_than_day(phrase: &str) -> bool {
 
 /// Writes `replacements` (sorted by start, non-overlapping, character offsets) into `text`.
 pub fn render(text: &str, replacements: &[Replacement]) -> String {
+    render_with_ranges(text, replacements).0
+}
+
+/// [`render`], with where each replacement landed: the character range of the output it occupies
+/// (empty for a deletion), one per replacement, in order.
+pub fn render_with_ranges(
+    text: &str,
+    replacements: &[Replacement],
+) -> (String, Vec<std::ops::Range<usize>>) {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
+    // Byte ranges in `out`; shifted when a touch-up before a later replacement changes length.
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(replacements.len());
+    let touch_up = |out: &mut String,
+                    ranges: &mut Vec<std::ops::Range<usize>>,
+                    at: std::ops::Range<usize>,
+                    with: &str| {
+        let delta = with.len() as isize - (at.end - at.start) as isize;
+        out.replace_range(at.clone(), with);
+        for range in ranges.iter_mut() {
+            if range.start >= at.end {
+                range.start = (range.start as isize + delta) as usize;
+            }
+            if range.end >= at.end {
+                range.end = (range.end as isize + delta) as usize;
+            }
+        }
+    };
     let mut cursor = 0;
     for replacement in replacements {
         out.extend(&chars[cursor..replacement.start.min(chars.len())]);
@@ -148,6 +174,7 @@ pub fn render(text: &str, replacements: &[Replacement]) -> String {
                     cursor += 1;
                 }
             }
+            ranges.push(out.len()..out.len());
             continue;
         }
         if let Some((start, end)) = previous_word(&out) {
@@ -165,10 +192,12 @@ pub fn render(text: &str, replacements: &[Replacement]) -> String {
                 && before_lower == "on"
                 && coarser_than_day(&phrase)
             {
-                out.replace_range(start..end, &same_case(&before, "in"));
+                let with = same_case(&before, "in");
+                touch_up(&mut out, &mut ranges, start..end, &with);
             } else if (before_lower == "a" || before_lower == "an") && !phrase.is_empty() {
                 let article = if takes_an(&phrase) { "an" } else { "a" };
-                out.replace_range(start..end, &same_case(&before, article));
+                let with = same_case(&before, article);
+                touch_up(&mut out, &mut ranges, start..end, &with);
             }
         }
         if opens_sentence(&out) {
@@ -176,14 +205,25 @@ pub fn render(text: &str, replacements: &[Replacement]) -> String {
         }
         if replacement.bracketed {
             out.push_str("[[");
-            out.push_str(&phrase);
+        }
+        let from = out.len();
+        out.push_str(&phrase);
+        ranges.push(from..out.len());
+        if replacement.bracketed {
             out.push_str("]]");
-        } else {
-            out.push_str(&phrase);
         }
     }
     out.extend(chars.get(cursor..).unwrap_or(&[]));
-    out
+    // Byte ranges to character ranges.
+    let mut char_ranges = Vec::with_capacity(ranges.len());
+    let (mut byte, mut chars_before) = (0, 0);
+    for range in ranges {
+        chars_before += out[byte..range.start].chars().count();
+        byte = range.start;
+        let length = out[range.start..range.end].chars().count();
+        char_ranges.push(chars_before..chars_before + length);
+    }
+    (out, char_ranges)
 }
 
 #[cfg(test)]

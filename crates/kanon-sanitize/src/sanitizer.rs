@@ -6,14 +6,19 @@ use kanon_core::EntityType;
 use kanon_llm::{ChatModel, ChatRequest, Message};
 use serde::{Deserialize, Serialize};
 
+use crate::audit::{
+    AuditAttack, AuditCandidate, AuditDocument, AuditEntity, AuditGuess, AuditMention,
+    CandidateSource, Rejection,
+};
 use crate::config::{DirectStyle, SanitizerConfig, Strategy};
+use crate::coverage::{merge_overlaps, propagate, surviving_masked_strings};
 use crate::date::parse_date;
 use crate::error::{Error, Result};
 use crate::group::{EntityGroup, Mention, group_mentions};
-use crate::matching::{MatchConfig, MatchRule, guess_matches};
+use crate::matching::{MatchConfig, guess_matches};
 use crate::parse::{PhraseLimits, contains_phrase, parse_phrase_list};
 use crate::prompt;
-use crate::render::{Replacement, render};
+use crate::render::{Replacement, render, render_with_ranges};
 
 /// Why a span got its replacement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,27 +46,28 @@ pub enum Reason {
     NoCandidates,
 }
 
-/// The replacement of one span, with how it was chosen. Offsets are characters of the original
-/// text.
+/// The replacement of one span, with how it was chosen: offsets, type, replacement and reason
+/// only — never an original, a candidate or a guess (those go to the [audit](crate::audit)).
+/// Offsets are characters of the original text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edit {
     pub start: usize,
     pub end: usize,
     pub original_type: EntityType,
-    /// The entity the span belongs to in this document (`ORG 2`); its mentions share one edit.
+    /// The entity the span belongs to in this document (`ORG 2`); its mentions share one
+    /// replacement.
     pub entity: String,
-    /// The phrase written in place of the span (before `a`/`an` and preposition touch-ups).
+    /// The text written in place of the span, as rendered (`a`/`an`, a capital opening a
+    /// sentence; empty for a deletion).
     pub replacement: String,
-    /// The candidates, most specific first (empty for labels).
-    pub candidates: Vec<String>,
-    /// The attacker's guesses for each candidate tried, in order. Unless the config logs matched
-    /// guesses, a guess that matched the original is written as `[matched: RULE]` and one that
-    /// names another masked span of the document as `[redacted]`.
-    pub guesses: Vec<Vec<String>>,
     /// 1-based rank of the chosen candidate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<usize>,
     pub reason: Reason,
+    /// Not among the given spans: a repeat of a masked mention's text, or of another surface
+    /// form of its entity (a surname alone), masked with the entity.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub propagated: bool,
 }
 
 /// A sanitized document: `{"id","text","edits"}`.
@@ -76,10 +82,17 @@ pub struct SanitizedDocument {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SanitizeStats {
     pub documents: u64,
+    /// Spans replaced, propagated ones included.
     pub spans: u64,
     pub entities: u64,
-    /// Spans dropped because they overlapped an earlier span.
-    pub overlapping_spans: u64,
+    /// Given spans merged into an overlapping one: their union is masked.
+    pub merged_spans: u64,
+    /// Repeats of a masked mention's text (or of its entity's other surface forms) that no given
+    /// span covered, masked with their entity.
+    pub propagated_spans: u64,
+    /// Candidate replacements that would have put a masked string back into the text, caught by
+    /// the check after rendering; their entity fell back to its label.
+    pub caught_leaks: u64,
     /// Spans replaced by a baseline strategy (suppress, placeholder, labels).
     pub masked_spans: u64,
     /// PERSON and CODE spans replaced by labels under a generalizing strategy.
@@ -92,8 +105,8 @@ pub struct SanitizeStats {
     pub no_candidate_spans: u64,
     /// Date entities whose candidates came from the rule-based ladder.
     pub ladder_entities: u64,
-    /// Candidates the model proposed that were dropped: they contained an original span, copied
-    /// the prompt's example, or were unfinished (`the head of the government of`).
+    /// Candidates that were dropped: they contained a masked mention or a distinctive word of one,
+    /// copied the prompt's example, or were unfinished (`the head of the government of`).
     pub rejected_candidates: u64,
     pub generation_calls: u64,
     pub attack_calls: u64,
@@ -104,7 +117,9 @@ impl SanitizeStats {
         self.documents += other.documents;
         self.spans += other.spans;
         self.entities += other.entities;
-        self.overlapping_spans += other.overlapping_spans;
+        self.merged_spans += other.merged_spans;
+        self.propagated_spans += other.propagated_spans;
+        self.caught_leaks += other.caught_leaks;
         self.masked_spans += other.masked_spans;
         self.direct_spans += other.direct_spans;
         if self.chosen.len() < other.chosen.len() {
@@ -138,19 +153,27 @@ impl SanitizeStats {
     }
 }
 
-/// A sanitized document and the counts of its sanitization.
+/// A sanitized document (shareable), its audit (as sensitive as the input) and the counts of its
+/// sanitization.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sanitized {
     pub document: SanitizedDocument,
+    pub audit: AuditDocument,
     pub stats: SanitizeStats,
+    /// Where each edit's replacement stands in `document.text` (character ranges, edit order;
+    /// empty for a deletion). Not written to the output: the edits' original offsets are.
+    pub replaced: Vec<std::ops::Range<usize>>,
 }
 
 /// One entity's decision.
 #[derive(Debug, Clone)]
 struct Plan {
     replacement: String,
+    /// Kept candidates, most specific first.
     candidates: Vec<String>,
-    guesses: Vec<Vec<String>>,
+    /// Every proposed candidate, kept or not, for the audit.
+    proposed: Vec<AuditCandidate>,
+    attacks: Vec<AuditAttack>,
     choice: Option<usize>,
     reason: Reason,
     /// Awaiting selection by inference attack.
@@ -162,11 +185,21 @@ impl Plan {
         Plan {
             replacement,
             candidates: Vec::new(),
-            guesses: Vec::new(),
+            proposed: Vec::new(),
+            attacks: Vec::new(),
             choice: None,
             reason,
             pending: false,
         }
+    }
+
+    /// Whether the replacement is a candidate's text (and so could carry an original), not a
+    /// label or a deletion kanon wrote itself.
+    fn shows_a_candidate(&self) -> bool {
+        matches!(
+            self.reason,
+            Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed
+        )
     }
 }
 
@@ -207,15 +240,20 @@ impl<'m> Sanitizer<'m> {
         &self.config
     }
 
-    /// Sanitizes one document's `mentions` (character offsets into `text`, any order; a span
-    /// overlapping an earlier one is dropped and counted).
+    /// Sanitizes one document's `mentions` (character offsets into `text`, any order;
+    /// overlapping spans are merged into their union). Every further occurrence of a masked
+    /// mention's text is masked too, and the rendered text is checked: no masked string stands
+    /// in it as a word, except a masked year inside a coarser date of the ladder.
     pub fn sanitize(&self, id: &str, text: &str, mentions: &[Mention]) -> Result<Sanitized> {
         let mut stats = SanitizeStats {
             documents: 1,
             ..SanitizeStats::default()
         };
-        let mentions = prepare_mentions(id, text, mentions, &mut stats)?;
+        validate_mentions(id, text, mentions)?;
+        let (mentions, merged) = merge_overlaps(mentions);
+        stats.merged_spans = merged;
         let groups = group_mentions(text, &mentions);
+        let (mentions, groups, propagated) = propagate(text, mentions, groups);
         let surfaces: Vec<String> = mentions
             .iter()
             .map(|mention| mention.span.slice(text).unwrap_or("").to_owned())
@@ -227,48 +265,106 @@ impl<'m> Sanitizer<'m> {
         if self.config.strategy == Strategy::Intact {
             self.select_by_attack(text, &groups, &mentions, &surfaces, &mut plans, &mut stats)?;
         }
-        let replacements = replacements(&groups, &mentions, &plans, None);
-        let sanitized_text = render(text, &replacements);
-        let mut edits = Vec::with_capacity(mentions.len());
-        for (group, plan) in groups.iter().zip(&plans) {
-            for &index in &group.mentions {
-                stats.spans += 1;
-                match plan.reason {
-                    Reason::Suppressed
-                    | Reason::Placeholder
-                    | Reason::Label
-                    | Reason::NumberedLabel => stats.masked_spans += 1,
-                    Reason::DirectIdentifier => stats.direct_spans += 1,
-                    Reason::AllGuessed => stats.all_guessed_spans += 1,
-                    Reason::NoCandidates => stats.no_candidate_spans += 1,
-                    Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed => {
-                        if let Some(choice) = plan.choice {
-                            stats.count_choice(choice - 1);
-                        }
+        let (sanitized_text, ranges) = loop {
+            let shown = replacements(&groups, &mentions, &plans, None);
+            let (rendered, ranges) = render_with_ranges(text, &shown);
+            let leaking = leaking_groups(text, &groups, &mentions, &plans, &rendered, &ranges);
+            match leaking {
+                Err(()) => {
+                    return Err(Error::Leak {
+                        document: id.to_owned(),
+                    });
+                }
+                Ok(leaking) if leaking.is_empty() => break (rendered, ranges),
+                Ok(leaking) => {
+                    // Fail closed: the entity whose replacement carries a masked string gets its
+                    // label instead.
+                    for index in leaking {
+                        stats.caught_leaks += 1;
+                        let plan = &mut plans[index];
+                        plan.replacement = groups[index].label();
+                        plan.choice = None;
+                        plan.reason = Reason::NoCandidates;
                     }
                 }
-                edits.push(Edit {
-                    start: mentions[index].span.start,
-                    end: mentions[index].span.end,
-                    original_type: mentions[index].entity_type,
-                    entity: group.label(),
-                    replacement: plan.replacement.clone(),
-                    candidates: plan.candidates.clone(),
-                    guesses: plan.guesses.clone(),
-                    choice: plan.choice,
-                    reason: plan.reason,
-                });
+            }
+        };
+        let rendered: Vec<char> = sanitized_text.chars().collect();
+        let mut group_of = vec![0; mentions.len()];
+        for (index, group) in groups.iter().enumerate() {
+            for &mention in &group.mentions {
+                group_of[mention] = index;
             }
         }
-        edits.sort_by_key(|edit| edit.start);
+        let mut edits = Vec::with_capacity(mentions.len());
+        // `replacements` lists mentions by start, as `mentions` are: one range per mention.
+        for (index, mention) in mentions.iter().enumerate() {
+            let group = &groups[group_of[index]];
+            let plan = &plans[group_of[index]];
+            stats.spans += 1;
+            stats.propagated_spans += u64::from(propagated[index]);
+            match plan.reason {
+                Reason::Suppressed
+                | Reason::Placeholder
+                | Reason::Label
+                | Reason::NumberedLabel => stats.masked_spans += 1,
+                Reason::DirectIdentifier => stats.direct_spans += 1,
+                Reason::AllGuessed => stats.all_guessed_spans += 1,
+                Reason::NoCandidates => stats.no_candidate_spans += 1,
+                Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed => {
+                    if let Some(choice) = plan.choice {
+                        stats.count_choice(choice - 1);
+                    }
+                }
+            }
+            let range = ranges[index].clone();
+            edits.push(Edit {
+                start: mention.span.start,
+                end: mention.span.end,
+                original_type: mention.entity_type,
+                entity: group.label(),
+                replacement: rendered[range].iter().collect(),
+                choice: plan.choice,
+                reason: plan.reason,
+                propagated: propagated[index],
+            });
+        }
         stats.entities = groups.len() as u64;
+        let audit = AuditDocument {
+            id: id.to_owned(),
+            entities: groups
+                .iter()
+                .zip(plans)
+                .map(|(group, plan)| AuditEntity {
+                    entity: group.label(),
+                    entity_type: group.entity_type,
+                    mentions: group
+                        .mentions
+                        .iter()
+                        .map(|&index| AuditMention {
+                            start: mentions[index].span.start,
+                            end: mentions[index].span.end,
+                            text: surfaces[index].clone(),
+                            propagated: propagated[index],
+                        })
+                        .collect(),
+                    candidates: plan.proposed,
+                    attacks: plan.attacks,
+                    replacement: plan.replacement,
+                    choice: plan.choice,
+                    reason: plan.reason,
+                })
+                .collect(),
+        };
         Ok(Sanitized {
             document: SanitizedDocument {
                 id: id.to_owned(),
                 text: sanitized_text,
                 edits,
             },
+            audit,
             stats,
+            replaced: ranges,
         })
     }
 
@@ -305,9 +401,12 @@ impl<'m> Sanitizer<'m> {
                         Reason::DirectIdentifier,
                     ));
                 }
-                let candidates = self.candidates(text, group, mentions, surfaces, stats)?;
+                let (candidates, proposed) =
+                    self.candidates(text, group, mentions, surfaces, stats)?;
                 let (Some(first), Some(last)) = (candidates.first(), candidates.last()) else {
-                    return Ok(Plan::fixed(group.label(), Reason::NoCandidates));
+                    let mut plan = Plan::fixed(group.label(), Reason::NoCandidates);
+                    plan.proposed = proposed;
+                    return Ok(plan);
                 };
                 let (replacement, choice, reason) = match self.config.strategy {
                     Strategy::LeastSpecific => {
@@ -321,7 +420,8 @@ impl<'m> Sanitizer<'m> {
                     replacement,
                     pending: self.config.strategy == Strategy::Intact,
                     candidates,
-                    guesses: Vec::new(),
+                    proposed,
+                    attacks: Vec::new(),
                     choice,
                     reason,
                 }
@@ -331,7 +431,8 @@ impl<'m> Sanitizer<'m> {
     }
 
     /// Candidates of a non-direct entity, most specific first: the date ladder when a rule parses
-    /// the date, else the model's generalizations, strictly parsed and filtered.
+    /// the date, else the model's generalizations, strictly parsed and filtered. Also returns
+    /// every proposed candidate with its fate, for the audit.
     fn candidates(
         &self,
         text: &str,
@@ -339,57 +440,77 @@ impl<'m> Sanitizer<'m> {
         mentions: &[Mention],
         surfaces: &[String],
         stats: &mut SanitizeStats,
-    ) -> Result<Vec<String>> {
+    ) -> Result<(Vec<String>, Vec<AuditCandidate>)> {
         let Some(&representative) = group
             .mentions
             .iter()
             .max_by_key(|&&index| (surfaces[index].chars().count(), std::cmp::Reverse(index)))
         else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         let surface = &surfaces[representative];
-        let proposed =
-            match parse_date(surface).filter(|_| group.entity_type == EntityType::Datetime) {
-                Some(date) => {
-                    stats.ladder_entities += 1;
-                    date.ladder(self.config.candidates)
-                }
-                None => {
-                    let span = mentions[representative].span;
-                    let sentence = prompt::sentence_around(text, span.start, span.end, 400);
-                    let messages = prompt::generalization_messages(
-                        group.entity_type,
-                        self.config.candidates,
-                        &sentence,
-                        surface,
-                    );
-                    let answer = self.ask(messages, group.entity_type)?;
-                    stats.generation_calls += 1;
-                    // Parse a few more than needed: some will be filtered out below.
-                    parse_phrase_list(&answer, &self.limits(self.config.candidates * 2))
-                }
-            };
-        let own: Vec<&str> = group
-            .mentions
-            .iter()
-            .map(|&index| surfaces[index].as_str())
-            .collect();
+        let (proposed, source) = match parse_date(surface)
+            .filter(|_| group.entity_type == EntityType::Datetime)
+        {
+            Some(date) => {
+                stats.ladder_entities += 1;
+                (
+                    date.ladder(self.config.candidates),
+                    CandidateSource::DateLadder,
+                )
+            }
+            None => {
+                let span = mentions[representative].span;
+                let sentence = prompt::sentence_around(text, span.start, span.end, 400);
+                let messages = prompt::generalization_messages(
+                    group.entity_type,
+                    self.config.candidates,
+                    &sentence,
+                    surface,
+                );
+                let answer = self.ask(messages, group.entity_type)?;
+                stats.generation_calls += 1;
+                // Parse a few more than needed: some will be filtered out below.
+                let parsed = parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
+                (parsed, CandidateSource::Model)
+            }
+        };
+        let masked = MaskedStrings::new(group, mentions, surfaces, source);
         let mut kept: Vec<String> = Vec::new();
+        let mut audit = Vec::with_capacity(proposed.len());
         for candidate in proposed {
-            if reveals_original(&candidate, &own, surfaces)
-                || prompt::copies_example(group.entity_type, &candidate)
-                || is_unfinished(&candidate)
+            let rejected = if masked.revealed_by(&candidate) {
+                Some(Rejection::RevealsOriginal)
+            } else if source == CandidateSource::Model
+                && prompt::copies_example(group.entity_type, &candidate)
             {
-                stats.rejected_candidates += 1;
-                continue;
+                Some(Rejection::CopiesExample)
+            } else if is_unfinished(&candidate) {
+                Some(Rejection::Unfinished)
+            } else if kept
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(&lowercase_article(&candidate)))
+            {
+                Some(Rejection::Duplicate)
+            } else if kept.len() == self.config.candidates {
+                Some(Rejection::Surplus)
+            } else {
+                None
+            };
+            match rejected {
+                Some(
+                    Rejection::RevealsOriginal | Rejection::CopiesExample | Rejection::Unfinished,
+                ) => stats.rejected_candidates += 1,
+                Some(_) => {}
+                None => kept.push(lowercase_article(&candidate)),
             }
-            let candidate = lowercase_article(&candidate);
-            if !kept.iter().any(|k| k.eq_ignore_ascii_case(&candidate)) {
-                kept.push(candidate);
-            }
+            audit.push(AuditCandidate {
+                text: candidate,
+                source,
+                rejected,
+            });
         }
-        kept.truncate(self.config.candidates);
-        Ok(kept)
+        Ok((kept, audit))
     }
 
     fn limits(&self, max_items: usize) -> PhraseLimits {
@@ -448,7 +569,7 @@ impl<'m> Sanitizer<'m> {
             originals.sort_unstable();
             originals.dedup();
             let candidates = plans[index].candidates.clone();
-            let mut guesses_log = Vec::new();
+            let mut attacks = Vec::new();
             let mut chosen = None;
             for (rank, candidate) in candidates.iter().enumerate() {
                 let shown = replacements(groups, mentions, plans, Some((index, candidate)));
@@ -463,37 +584,30 @@ impl<'m> Sanitizer<'m> {
                 stats.attack_calls += 1;
                 let guesses =
                     parse_phrase_list(&answer, &self.limits(self.config.attacker_guesses));
-                let mut recovered = false;
-                let mut logged = Vec::with_capacity(guesses.len());
-                for guess in guesses {
-                    let rule = originals.iter().find_map(|original| {
-                        guess_matches(
-                            original,
-                            &guess,
-                            group.entity_type,
-                            candidate,
-                            &match_config,
-                        )
-                    });
-                    match rule {
-                        Some(rule) => {
-                            recovered = true;
-                            logged.push(if self.config.log_matched_guesses {
-                                guess
-                            } else {
-                                format!("[matched: {}]", rule_name(rule))
-                            });
+                let guesses: Vec<AuditGuess> = guesses
+                    .into_iter()
+                    .map(|guess| {
+                        let matched = originals.iter().find_map(|original| {
+                            guess_matches(
+                                original,
+                                &guess,
+                                group.entity_type,
+                                candidate,
+                                &match_config,
+                            )
+                        });
+                        AuditGuess {
+                            text: guess,
+                            matched,
                         }
-                        // A guess may name another masked span: the log must not carry it.
-                        None if !self.config.log_matched_guesses
-                            && reveals_original(&guess, &[], surfaces) =>
-                        {
-                            logged.push("[redacted]".to_owned());
-                        }
-                        None => logged.push(guess),
-                    }
-                }
-                guesses_log.push(logged);
+                    })
+                    .collect();
+                let recovered = guesses.iter().any(|guess| guess.matched.is_some());
+                attacks.push(AuditAttack {
+                    candidate: candidate.clone(),
+                    guesses,
+                    recovered,
+                });
                 if !recovered {
                     chosen = Some(rank);
                     break;
@@ -501,7 +615,7 @@ impl<'m> Sanitizer<'m> {
             }
             let plan = &mut plans[index];
             plan.pending = false;
-            plan.guesses = guesses_log;
+            plan.attacks = attacks;
             match chosen {
                 Some(rank) => {
                     plan.replacement = candidates[rank].clone();
@@ -519,27 +633,128 @@ impl<'m> Sanitizer<'m> {
     }
 }
 
-fn rule_name(rule: MatchRule) -> &'static str {
-    match rule {
-        MatchRule::Exact => "exact",
-        MatchRule::Lemma => "lemma",
-        MatchRule::CharNgram => "char-4-gram",
-        MatchRule::Acronym => "acronym",
-        MatchRule::Date => "date",
+/// The masked strings a candidate of one entity must not contain: every masked mention of the
+/// document as a phrase, its own mentions also as a substring of four characters or more
+/// (`Kodnanis`), and the distinctive words of every mention (name parts, numbers). A date rung of
+/// the ladder is a coarsening of its own date and may name a year or month masked elsewhere, so
+/// for it date mentions do not count.
+struct MaskedStrings {
+    own: Vec<String>,
+    phrases: Vec<String>,
+    distinctive: Vec<String>,
+}
+
+impl MaskedStrings {
+    fn new(
+        group: &EntityGroup,
+        mentions: &[Mention],
+        surfaces: &[String],
+        source: CandidateSource,
+    ) -> Self {
+        let counts = |index: usize| {
+            source != CandidateSource::DateLadder
+                || mentions[index].entity_type != EntityType::Datetime
+        };
+        let own = group
+            .mentions
+            .iter()
+            .filter(|&&index| counts(index))
+            .map(|&index| kanon_core::text::words(&surfaces[index]).join(" "))
+            .filter(|folded| folded.chars().count() >= 4)
+            .collect();
+        let mut phrases = Vec::new();
+        let mut distinctive = Vec::new();
+        for (index, surface) in surfaces.iter().enumerate() {
+            if !counts(index) {
+                continue;
+            }
+            phrases.push(surface.clone());
+            distinctive.extend(distinctive_words(surface).map(str::to_owned));
+        }
+        phrases.sort();
+        phrases.dedup();
+        distinctive.sort();
+        distinctive.dedup();
+        MaskedStrings {
+            own,
+            phrases,
+            distinctive,
+        }
+    }
+
+    fn revealed_by(&self, candidate: &str) -> bool {
+        let folded = kanon_core::text::words(candidate).join(" ");
+        self.own.iter().any(|own| folded.contains(own.as_str()))
+            || self
+                .phrases
+                .iter()
+                .any(|phrase| contains_phrase(candidate, phrase))
+            || candidate_words(candidate).any(|word| {
+                self.distinctive.iter().any(|distinctive| {
+                    word == distinctive
+                        || (word.starts_with(char::is_uppercase)
+                            && word.to_lowercase() == distinctive.to_lowercase())
+                })
+            })
     }
 }
 
-/// Whether a candidate discloses an original: it contains one of the entity's own mentions (as
-/// words, or as a substring of four characters or more: `Kodnanis`), or any masked span of the
-/// document as words.
-fn reveals_original(candidate: &str, own: &[&str], all: &[String]) -> bool {
-    let folded = kanon_core::text::words(candidate).join(" ");
-    own.iter().any(|original| {
-        let original = kanon_core::text::words(original).join(" ");
-        original.chars().count() >= 4 && folded.contains(&original)
-    }) || all
-        .iter()
-        .any(|original| contains_phrase(candidate, original))
+fn candidate_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+}
+
+/// The words of a mention that name it rather than describe it: numbers, and capitalised words
+/// that are not function words (`Hollenbach`, `Oslo`, `UiT`; not `The`, not `of`). A generic word
+/// the mention happens to contain in lower case (`university` in `the university of X`) is free
+/// for candidates to use.
+fn distinctive_words(surface: &str) -> impl Iterator<Item = &str> {
+    candidate_words(surface).filter(|word| {
+        word.chars().any(|c| c.is_ascii_digit())
+            || (word.chars().count() >= 2
+                && word.starts_with(char::is_uppercase)
+                && !crate::lemma::is_stopword(&word.to_lowercase()))
+    })
+}
+
+/// Checks a rendering: `Err` when a masked string stands as a word in the text kept from the
+/// original (propagation should have made that impossible), else the entities whose candidate
+/// replacement carries one (a date rung naming a masked date is allowed).
+fn leaking_groups(
+    text: &str,
+    groups: &[EntityGroup],
+    mentions: &[Mention],
+    plans: &[Plan],
+    rendered: &str,
+    ranges: &[std::ops::Range<usize>],
+) -> std::result::Result<Vec<usize>, ()> {
+    let mut group_of = vec![0; mentions.len()];
+    for (index, group) in groups.iter().enumerate() {
+        for &mention in &group.mentions {
+            group_of[mention] = index;
+        }
+    }
+    let mut leaking = Vec::new();
+    for survivor in surviving_masked_strings(text, mentions, rendered, ranges) {
+        if !survivor.in_replacement {
+            return Err(());
+        }
+        // The replacement it stands in: ranges are in mention order.
+        let Some(holder) = ranges
+            .iter()
+            .position(|range| range.start <= survivor.at && survivor.at < range.end)
+        else {
+            return Err(());
+        };
+        let group = group_of[holder];
+        let plan = &plans[group];
+        let date_in_date = groups[group].entity_type == EntityType::Datetime
+            && mentions[survivor.mention].entity_type == EntityType::Datetime;
+        if plan.shows_a_candidate() && !date_in_date && !leaking.contains(&group) {
+            leaking.push(group);
+        }
+    }
+    Ok(leaking)
 }
 
 /// A phrase cut off in the middle: it ends in a preposition, an article or a conjunction
@@ -565,16 +780,10 @@ fn lowercase_article(candidate: &str) -> String {
     candidate.to_owned()
 }
 
-/// Validates, sorts and de-overlaps the mentions.
-fn prepare_mentions(
-    id: &str,
-    text: &str,
-    mentions: &[Mention],
-    stats: &mut SanitizeStats,
-) -> Result<Vec<Mention>> {
+/// Checks that every mention is a non-empty span of the text.
+fn validate_mentions(id: &str, text: &str, mentions: &[Mention]) -> Result<()> {
     let chars = text.chars().count();
-    let mut sorted = mentions.to_vec();
-    for mention in &sorted {
+    for mention in mentions {
         if mention.span.start >= mention.span.end || mention.span.end > chars {
             return Err(Error::InvalidSpan {
                 document: id.to_owned(),
@@ -584,19 +793,7 @@ fn prepare_mentions(
             });
         }
     }
-    sorted.sort_by_key(|mention| (mention.span.start, std::cmp::Reverse(mention.span.end)));
-    let mut kept: Vec<Mention> = Vec::with_capacity(sorted.len());
-    for mention in sorted {
-        if kept
-            .last()
-            .is_some_and(|last| last.span.overlaps(&mention.span))
-        {
-            stats.overlapping_spans += 1;
-            continue;
-        }
-        kept.push(mention);
-    }
-    Ok(kept)
+    Ok(())
 }
 
 /// Every mention's current replacement; `attacked` puts a candidate of one entity in `[[…]]`.

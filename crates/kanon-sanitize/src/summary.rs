@@ -45,10 +45,11 @@ impl SanitizeSummary {
                 .unwrap_or_default()
         )];
         lines.push(format!(
-            "spans: {} in {} entities ({} overlapping spans dropped); labeled direct identifiers: {}; masked by the strategy: {}",
+            "spans: {} in {} entities ({} repeats of masked text propagated, {} overlapping spans merged into their union); labeled direct identifiers: {}; masked by the strategy: {}",
             stats.spans,
             stats.entities,
-            stats.overlapping_spans,
+            stats.propagated_spans,
+            stats.merged_spans,
             stats.direct_spans,
             stats.masked_spans
         ));
@@ -67,8 +68,8 @@ impl SanitizeSummary {
                 percent(stats.no_candidate_spans, selected),
             ));
             lines.push(format!(
-                "date ladder: {} entities; model candidates dropped (revealing an original, copying the example, unfinished): {}",
-                stats.ladder_entities, stats.rejected_candidates
+                "date ladder: {} entities; candidates dropped (revealing a masked string, copying the example, unfinished): {}; candidate replacements caught by the check after rendering: {}",
+                stats.ladder_entities, stats.rejected_candidates, stats.caught_leaks
             ));
         }
         let calls = stats.llm_calls();

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 use kanon_core::EntityType;
 use kanon_llm::{ChatModel, ChatRequest, ChatResponse, ModelId, Role, ScriptedModel};
 use kanon_sanitize::{
-    DirectStyle, Mention, Reason, SanitizedDocument, Sanitizer, SanitizerConfig, Strategy,
+    DirectStyle, MatchRule, Mention, Reason, SanitizedDocument, Sanitizer, SanitizerConfig,
+    Strategy,
 };
 
 const TEXT: &str = "Zoë Ølund was born in Tromsø on 5 August 2003. Ølund studied at the \
@@ -109,14 +110,72 @@ fn intact_takes_the_first_unguessed_candidate_and_falls_back_to_the_label() {
         .find(|edit| edit.entity == "ORG 2")
         .unwrap();
     assert_eq!(party.reason, Reason::AllGuessed);
-    assert_eq!(party.guesses.len(), 3);
-    assert_eq!(party.guesses[1], ["[matched: lemma]"]);
+    // The attacks on the party are in the audit, never in the shareable edits.
+    let party = sanitized
+        .audit
+        .entities
+        .iter()
+        .find(|entity| entity.entity == "ORG 2")
+        .unwrap();
+    assert_eq!(party.attacks.len(), 3);
+    assert!(party.attacks.iter().all(|attack| attack.recovered));
+    assert_eq!(party.attacks[1].guesses[0].text, "Labour");
+    assert_eq!(party.attacks[1].guesses[0].matched, Some(MatchRule::Lemma));
 }
 
 #[test]
 fn the_edit_log_reads_well() {
     let sanitized = sanitize(SanitizerConfig::default(), &biography_model());
     insta::assert_json_snapshot!("biography_intact", sanitized.document);
+    insta::assert_json_snapshot!("biography_intact_audit", sanitized.audit);
+}
+
+/// Every word of the originals, the candidates and the guesses, as the audit holds them.
+fn audited_strings(audit: &kanon_sanitize::AuditDocument) -> Vec<String> {
+    let mut strings = Vec::new();
+    for entity in &audit.entities {
+        strings.extend(entity.mentions.iter().map(|m| m.text.clone()));
+        strings.extend(entity.candidates.iter().map(|c| c.text.clone()));
+        for attack in &entity.attacks {
+            strings.extend(attack.guesses.iter().map(|g| g.text.clone()));
+        }
+    }
+    strings
+}
+
+#[test]
+fn the_shareable_output_holds_no_original_candidate_or_guess() {
+    for strategy in [
+        Strategy::Intact,
+        Strategy::MostSpecific,
+        Strategy::LeastSpecific,
+    ] {
+        let config = SanitizerConfig::builder()
+            .strategy(strategy)
+            .build()
+            .unwrap();
+        let sanitized = sanitize(config, &biography_model());
+        let json = serde_json::to_string(&sanitized.document).unwrap();
+        let shown: Vec<&str> = sanitized
+            .document
+            .edits
+            .iter()
+            .map(|edit| edit.replacement.as_str())
+            .collect();
+        for string in audited_strings(&sanitized.audit) {
+            // A chosen candidate is the text itself; anything else must not appear.
+            if shown.iter().any(|s| s.eq_ignore_ascii_case(&string)) {
+                continue;
+            }
+            assert!(
+                !json.contains(&format!("\"{string}\"")),
+                "{strategy}: {string:?} in {json}"
+            );
+        }
+        for name in ["Tromsø", "Ølund", "UiT", "Labour", "Bodø", "Bergen", "NTNU"] {
+            assert!(!json.contains(name), "{strategy}: {name} in {json}");
+        }
+    }
 }
 
 /// Records the last user message of every request, then answers like `inner`.
@@ -392,7 +451,27 @@ fn invalid_and_overlapping_spans() {
         )
         .unwrap();
     assert_eq!(sanitized.document.text, "PERSON");
-    assert_eq!(sanitized.stats.overlapping_spans, 1);
+    assert_eq!(sanitized.stats.merged_spans, 1);
+    // A later span reaching past the kept one is merged, not dropped: its tail is masked too.
+    let sanitized = sanitizer
+        .sanitize(
+            "x",
+            "The University of Oslo Hospital opened.",
+            &[
+                Mention::new(4, 22, EntityType::Org),
+                Mention::new(18, 31, EntityType::Org),
+            ],
+        )
+        .unwrap();
+    assert_eq!(sanitized.document.text, "The ORG opened.");
+    assert_eq!(sanitized.document.edits.len(), 1);
+    assert_eq!(
+        (
+            sanitized.document.edits[0].start,
+            sanitized.document.edits[0].end
+        ),
+        (4, 31)
+    );
 }
 
 #[test]
@@ -409,17 +488,6 @@ fn empty_or_useless_answers_fall_back_to_the_label() {
     assert_eq!(sanitized.document.edits[0].reason, Reason::NoCandidates);
     assert_eq!(sanitized.stats.no_candidate_spans, 1);
     assert_eq!(sanitized.stats.rejected_candidates, 2);
-}
-
-#[test]
-fn matched_guesses_are_logged_only_when_asked() {
-    let config = SanitizerConfig::builder()
-        .log_matched_guesses(true)
-        .build()
-        .unwrap();
-    let sanitized = sanitize(config, &biography_model());
-    let city = &sanitized.document.edits[1];
-    assert_eq!(city.guesses[0], ["Tromsø", "Bodø"]);
 }
 
 #[test]
@@ -453,13 +521,14 @@ fn copies_of_the_example_and_unfinished_phrases_are_dropped() {
             &mentions(text, &[("Ohio State University", EntityType::Org)]),
         )
         .unwrap();
-    assert_eq!(
-        sanitized.document.text,
-        "She studied at a public university in Ohio."
-    );
-    assert_eq!(
-        sanitized.document.edits[0].candidates,
-        ["a public university in Ohio", "a university"]
-    );
-    assert_eq!(sanitized.stats.rejected_candidates, 2);
+    // `Ohio` is a distinctive word of the span: the candidate naming it is dropped too.
+    assert_eq!(sanitized.document.text, "She studied at a university.");
+    let kept: Vec<&str> = sanitized.audit.entities[0]
+        .candidates
+        .iter()
+        .filter(|c| c.rejected.is_none())
+        .map(|c| c.text.as_str())
+        .collect();
+    assert_eq!(kept, ["a university"]);
+    assert_eq!(sanitized.stats.rejected_candidates, 3);
 }

@@ -40,6 +40,7 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
             None => SpanSource::Gold,
         },
         out: args.out.clone(),
+        audit: args.audit.clone(),
         summary: args.summary.clone(),
         limit: args.limit,
         sanitizer,
