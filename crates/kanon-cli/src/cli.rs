@@ -319,6 +319,12 @@ pub struct SanitizeArgs {
     /// llama.cpp's threads spin while they wait for each other.
     #[arg(long)]
     pub llm_threads: Option<usize>,
+    /// INTACT's attacker, when it is not `--llm`: `embedded`, a server URL or an LLM config file.
+    #[arg(long)]
+    pub attacker_llm: Option<String>,
+    /// The attacker's model (as `--model` for `--llm`).
+    #[arg(long, requires = "attacker_llm")]
+    pub attacker_model: Option<String>,
     /// Where model answers are cached (default: $KANON_LLM_CACHE, else ~/.cache/kanon/llm).
     #[arg(long, conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,

@@ -52,6 +52,10 @@ pub struct AuditGuess {
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched: Option<MatchRule>,
+    /// Too long or worded like an instruction: under the strict guess filter it counted as a
+    /// recovery without being matched.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub filtered: bool,
 }
 
 /// The attack on one candidate: the guesses parsed from the attacker's answer.

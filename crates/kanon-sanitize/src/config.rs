@@ -65,6 +65,68 @@ pub enum DirectStyle {
     Description,
 }
 
+/// How the model is asked for generalizations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GenerationPrompt {
+    /// INTACT's prompt (its Table 3): the span marked `[[…]]` in its sentence; replacements that
+    /// are true of it — hypernyms, broader descriptions, never near-synonyms or other specific
+    /// entities — that fit the sentence grammatically in its place, most specific first.
+    #[default]
+    Paper,
+    /// kanon's variant: the span and its sentence given apart, after one worked example of the
+    /// same entity type (a small model follows an example better than an instruction).
+    OneShotExample,
+}
+
+/// How the attacker is asked to guess.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttackPrompt {
+    /// INTACT's prompt (its Table 4): one worked example of a guess, and exact dates asked for a
+    /// date.
+    #[default]
+    Paper,
+    /// kanon's variant: the instruction alone.
+    ZeroShot,
+}
+
+/// Which mention of an entity the generalizations are asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Representative {
+    /// The first mention in the document (INTACT).
+    #[default]
+    First,
+    /// kanon's variant: the longest mention (`Todd Hollenbach` rather than `Hollenbach`).
+    Longest,
+}
+
+/// Which of the attacker's answer lines count as guesses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GuessFilter {
+    /// Every listed line is a guess, however long or worded (INTACT); only lines that introduce
+    /// the list (`Here are my guesses:`) are skipped.
+    #[default]
+    KeepAll,
+    /// kanon's variant: lines that are too long or read like instructions are dropped — and a
+    /// dropped line counts as a recovery, never as a miss (fail closed).
+    Strict,
+}
+
+/// When two words of a named entity's original and a guess spell the same name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum NgramMatch {
+    /// Any shared character 4-gram (INTACT): `Turkey` ~ `Turkish`, `Norway` ~ `Norwegian`.
+    #[default]
+    AnyShared,
+    /// kanon's variant: the Dice coefficient of their 4-gram sets reaches `threshold`
+    /// (`Gujarati` ~ `Gujarat` at 0.6).
+    Dice { threshold: f32 },
+}
+
 /// Every knob of the sanitizer. Missing fields take their defaults, unknown fields are errors, so
 /// a config file written by [`SanitizerConfig::save`] reads back to the same config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,22 +141,30 @@ pub struct SanitizerConfig {
     pub candidates: usize,
     /// Guesses asked of the attacker per candidate.
     pub attacker_guesses: usize,
-    /// Sampling temperature of every model call (0: greedy).
+    /// Sampling temperature of every model call (0: greedy; INTACT: 0.3).
     pub temperature: f32,
     /// Seed of every model call: with the response cache, reruns are reproducible and free.
     pub seed: u64,
-    /// Token budget of one model answer: a list of five short phrases fits in 48.
+    /// Token budget of one model answer (INTACT: 512; five short phrases fit in 48, but a model
+    /// that explains itself is cut off mid-list).
     pub max_tokens: u32,
+    /// How generalizations are asked for.
+    pub generation_prompt: GenerationPrompt,
+    /// How the attacker is asked.
+    pub attack_prompt: AttackPrompt,
+    /// Which mention of an entity the generalizations are asked for.
+    pub representative: Representative,
+    /// Which answer lines count as guesses.
+    pub guess_filter: GuessFilter,
     /// A parsed candidate or guess longer than this (characters) is dropped, not truncated.
     pub max_phrase_chars: usize,
     /// A parsed candidate or guess with more words than this is dropped (it is prose).
     pub max_phrase_words: usize,
-    /// Words a candidate shares with the original do not count when the attacker repeats them:
-    /// the candidate has disclosed them already, so repeating them recovers nothing new.
+    /// kanon's variant (off in INTACT, where any shared lemma recovers the original): words a
+    /// candidate shares with the original do not count when the attacker repeats them.
     pub ignore_candidate_words: bool,
-    /// Two words of named entities match when the Dice coefficient of their character 4-gram sets
-    /// reaches this (`Gujarati` ~ `Gujarat`).
-    pub ngram_threshold: f32,
+    /// When words of a named entity match by spelling.
+    pub ngram_match: NgramMatch,
     /// The attacker sees at most this many characters of the document around the first mention of
     /// the entity (0: the whole document).
     pub attack_context_chars: usize,
@@ -108,13 +178,17 @@ impl Default for SanitizerConfig {
             placeholder: "***".to_owned(),
             candidates: 5,
             attacker_guesses: 5,
-            temperature: 0.0,
+            temperature: 0.3,
             seed: 0,
-            max_tokens: 48,
+            max_tokens: 512,
+            generation_prompt: GenerationPrompt::Paper,
+            attack_prompt: AttackPrompt::Paper,
+            representative: Representative::First,
+            guess_filter: GuessFilter::KeepAll,
             max_phrase_chars: 60,
             max_phrase_words: 8,
-            ignore_candidate_words: true,
-            ngram_threshold: 0.6,
+            ignore_candidate_words: false,
+            ngram_match: NgramMatch::AnyShared,
             attack_context_chars: 0,
         }
     }
@@ -148,10 +222,11 @@ impl SanitizerConfig {
             Some("max_tokens = 0 (expected at least 1)".to_owned())
         } else if self.max_phrase_chars < 3 || self.max_phrase_words == 0 {
             Some("max_phrase_chars must be at least 3 and max_phrase_words at least 1".to_owned())
-        } else if !(0.0..=1.0).contains(&self.ngram_threshold) || self.ngram_threshold == 0.0 {
+        } else if let NgramMatch::Dice { threshold } = self.ngram_match
+            && (!(0.0..=1.0).contains(&threshold) || threshold == 0.0)
+        {
             Some(format!(
-                "ngram_threshold = {} (expected above 0, at most 1)",
-                self.ngram_threshold
+                "ngram_match.threshold = {threshold} (expected above 0, at most 1)"
             ))
         } else if self.placeholder.contains(['\n', '\r']) {
             Some("placeholder must be one line".to_owned())
@@ -225,8 +300,38 @@ impl SanitizerConfigBuilder {
         self.config.ignore_candidate_words = ignore;
         self
     }
-    pub fn ngram_threshold(mut self, threshold: f32) -> Self {
-        self.config.ngram_threshold = threshold;
+    pub fn ngram_match(mut self, rule: NgramMatch) -> Self {
+        self.config.ngram_match = rule;
+        self
+    }
+    pub fn generation_prompt(mut self, prompt: GenerationPrompt) -> Self {
+        self.config.generation_prompt = prompt;
+        self
+    }
+    pub fn attack_prompt(mut self, prompt: AttackPrompt) -> Self {
+        self.config.attack_prompt = prompt;
+        self
+    }
+    pub fn representative(mut self, representative: Representative) -> Self {
+        self.config.representative = representative;
+        self
+    }
+    pub fn guess_filter(mut self, filter: GuessFilter) -> Self {
+        self.config.guess_filter = filter;
+        self
+    }
+    /// Every kanon variant at once, as kanon ran before INTACT's defaults: greedy, 48 tokens, the
+    /// one-shot generation prompt, the zero-shot attack, the longest mention, strict guesses,
+    /// candidate words ignored, Dice ≥ 0.6.
+    pub fn kanon_variants(mut self) -> Self {
+        self.config.temperature = 0.0;
+        self.config.max_tokens = 48;
+        self.config.generation_prompt = GenerationPrompt::OneShotExample;
+        self.config.attack_prompt = AttackPrompt::ZeroShot;
+        self.config.representative = Representative::Longest;
+        self.config.guess_filter = GuessFilter::Strict;
+        self.config.ignore_candidate_words = true;
+        self.config.ngram_match = NgramMatch::Dice { threshold: 0.6 };
         self
     }
     pub fn attack_context_chars(mut self, chars: usize) -> Self {

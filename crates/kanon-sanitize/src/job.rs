@@ -56,10 +56,14 @@ pub struct SanitizeJob {
     pub limit: Option<usize>,
     #[serde(default)]
     pub sanitizer: SanitizerConfig,
-    /// The language model, opened only when the strategy generalizes; none: a generalizing
-    /// strategy fails on the first span that needs it.
+    /// The language model that proposes generalizations, opened only when the strategy
+    /// generalizes; none: a generalizing strategy fails on the first span that needs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmConfig>,
+    /// The attacker of INTACT's inference attacks, when it is not `llm` (a stronger model over
+    /// HTTP beside the embedded generator, or the reverse).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attacker_llm: Option<LlmConfig>,
     #[serde(default)]
     pub cache: ResponseCache,
 }
@@ -156,13 +160,26 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         Some(llm) if config.strategy.generalizes() => Some(job.cache.wrap(kanon_llm::open(llm)?)?),
         _ => None,
     };
-    let model_name = model.as_ref().map(|model| {
+    let attacker: Option<CachedModel<Box<dyn ChatModel>>> = match &job.attacker_llm {
+        Some(llm) if config.strategy == crate::Strategy::Intact => {
+            Some(job.cache.wrap(kanon_llm::open(llm)?)?)
+        }
+        _ => None,
+    };
+    let name = |model: &CachedModel<Box<dyn ChatModel>>| {
         let id = model.id();
         format!("{}:{}", id.backend, id.model)
+    };
+    let model_name = model.as_ref().map(|model| match &attacker {
+        Some(attacker) => format!("{}, attacker {}", name(model), name(attacker)),
+        None => name(model),
     });
     let mut sanitizer = Sanitizer::new(config.clone())?;
     if let Some(model) = &model {
         sanitizer = sanitizer.with_model(model);
+    }
+    if let Some(attacker) = &attacker {
+        sanitizer = sanitizer.with_attacker(attacker);
     }
 
     if let Some(parent) = job.out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -200,11 +217,19 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         if done_ids.contains(&doc.id) {
             continue;
         }
-        let before = model.as_ref().map(CachedModel::stats).unwrap_or_default();
+        let cache_stats = || {
+            let mut stats = model.as_ref().map(CachedModel::stats).unwrap_or_default();
+            if let Some(attacker) = &attacker {
+                stats.hits += attacker.stats().hits;
+                stats.misses += attacker.stats().misses;
+            }
+            stats
+        };
+        let before = cache_stats();
         let doc_started = Instant::now();
         let mentions = spans.remove(&doc.id).unwrap_or_default();
         let sanitized = sanitizer.sanitize(&doc.id, &doc.text, &mentions)?;
-        let after = model.as_ref().map(CachedModel::stats).unwrap_or_default();
+        let after = cache_stats();
         let record = PartialDocument {
             document: sanitized.document,
             audit: job.audit.is_some().then_some(sanitized.audit),
@@ -294,6 +319,9 @@ mod tests {
                     .build()
                     .unwrap(),
                 llm: Some(LlmConfig::from_cli("http://localhost:8000", Some("m")).unwrap()),
+                attacker_llm: Some(
+                    LlmConfig::from_cli("http://localhost:8001", Some("big")).unwrap(),
+                ),
                 cache: ResponseCache::Dir("answers".into()),
             },
             SanitizeJob {
@@ -305,6 +333,7 @@ mod tests {
                 limit: None,
                 sanitizer: SanitizerConfig::default(),
                 llm: None,
+                attacker_llm: None,
                 cache: ResponseCache::Off,
             },
         ];

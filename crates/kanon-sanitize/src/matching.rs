@@ -3,10 +3,10 @@
 //!
 //! A guess matches when
 //! - it is the original, normalised;
-//! - their lemma sets overlap (stopwords, non-alphabetic tokens and very frequent words excluded,
-//!   and by default the words the candidate itself shows: repeating them recovers nothing);
-//! - for named entities (every type but DATETIME and QUANTITY), two such words share enough
-//!   character 4-grams (`Gujarati` ~ `Gujarat`);
+//! - their lemma sets overlap (stopwords, non-alphabetic tokens and very frequent words excluded;
+//!   kanon's variant also excludes the words the candidate itself shows);
+//! - for named entities (every type but DATETIME and QUANTITY), two such words share a character
+//!   4-gram (`Norway` ~ `Norwegian`; kanon's variant: enough of them, `Gujarati` ~ `Gujarat`);
 //! - one is the acronym of the other (`BJP` ~ `Bharatiya Janata Party`);
 //! - for dates: both parse to the same date, or all their lemmas (numbers included) agree.
 
@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use kanon_core::EntityType;
 use serde::{Deserialize, Serialize};
 
+use crate::config::NgramMatch;
 use crate::{date, lemma};
 
 /// Which rule made a guess match.
@@ -31,15 +32,16 @@ pub enum MatchRule {
 /// The knobs of the matching function (from [`crate::SanitizerConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatchConfig {
-    pub ngram_threshold: f32,
+    pub ngram_match: NgramMatch,
     pub ignore_candidate_words: bool,
 }
 
 impl Default for MatchConfig {
+    /// INTACT's matching: any shared lemma, any shared 4-gram of a named entity's words.
     fn default() -> Self {
         MatchConfig {
-            ngram_threshold: 0.6,
-            ignore_candidate_words: true,
+            ngram_match: NgramMatch::AnyShared,
+            ignore_candidate_words: false,
         }
     }
 }
@@ -80,7 +82,7 @@ pub fn guess_matches(
     if original_lemmas.intersection(&guess_lemmas).next().is_some() {
         return Some(MatchRule::Lemma);
     }
-    if is_named(entity_type) && ngram_match(original, guess, &disclosed, config.ngram_threshold) {
+    if is_named(entity_type) && ngram_match(original, guess, &disclosed, config.ngram_match) {
         return Some(MatchRule::CharNgram);
     }
     if acronym_match(original, guess) || acronym_match(guess, original) {
@@ -106,9 +108,14 @@ fn char_ngrams(word: &str) -> BTreeSet<&str> {
         .collect()
 }
 
-/// Two content words (four letters or more, not disclosed by the candidate) whose 4-gram sets
-/// have a Dice coefficient of at least `threshold`.
-fn ngram_match(original: &str, guess: &str, disclosed: &BTreeSet<String>, threshold: f32) -> bool {
+/// Two content words (four letters or more, not disclosed by the candidate) that share a 4-gram,
+/// or whose 4-gram sets have a Dice coefficient of at least the threshold.
+fn ngram_match(
+    original: &str,
+    guess: &str,
+    disclosed: &BTreeSet<String>,
+    rule: NgramMatch,
+) -> bool {
     let content = |phrase: &str| -> Vec<String> {
         lemma::words(phrase)
             .into_iter()
@@ -126,7 +133,12 @@ fn ngram_match(original: &str, guess: &str, disclosed: &BTreeSet<String>, thresh
             let guess_grams = char_ngrams(guess_word);
             let shared = original_grams.intersection(&guess_grams).count();
             let total = original_grams.len() + guess_grams.len();
-            total > 0 && 2.0 * shared as f32 / total as f32 >= threshold
+            match rule {
+                NgramMatch::AnyShared => shared > 0,
+                NgramMatch::Dice { threshold } => {
+                    total > 0 && 2.0 * shared as f32 / total as f32 >= threshold
+                }
+            }
         })
     })
 }

@@ -60,6 +60,65 @@ const INSTRUCTION_MARKERS: &[&str] = &[
     "most abstract",
 ];
 
+/// One listed line of an attacker's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedGuess {
+    pub text: String,
+    /// [`parse_phrase_list`] would drop it: too long, or worded like an instruction.
+    pub strict_drop: bool,
+}
+
+/// An attacker's answer as guesses: the first `limits.max_items` listed lines, distinct, list
+/// markers, labels and quotes stripped; lines that only introduce the list are skipped. Lines the
+/// strict phrase parser would drop are kept, as written, and flagged: a guess decides only
+/// whether a candidate is used and never reaches the output, so a reader may match it anyway
+/// (INTACT) or count it as a recovery (fail closed).
+pub fn parse_guesses(answer: &str, limits: &PhraseLimits) -> Vec<ParsedGuess> {
+    let mut guesses: Vec<ParsedGuess> = Vec::new();
+    for item in items(answer) {
+        if guesses.len() == limits.max_items {
+            break;
+        }
+        let trimmed = item.trim();
+        let lowered = trimmed.to_lowercase();
+        let without_marks = lowered.trim_start_matches(|c: char| !c.is_alphanumeric());
+        if trimmed.ends_with(':')
+            || PROSE_OPENINGS
+                .iter()
+                .any(|opening| without_marks.starts_with(opening))
+        {
+            continue;
+        }
+        let guess = match clean_item(trimmed, limits) {
+            Some(text) => ParsedGuess {
+                text,
+                strict_drop: false,
+            },
+            None => {
+                let loose: String = strip_label(&strip_list_marker(trimmed))
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect();
+                let text = loose.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !text.chars().any(char::is_alphanumeric) {
+                    continue;
+                }
+                ParsedGuess {
+                    text,
+                    strict_drop: true,
+                }
+            }
+        };
+        if !guesses
+            .iter()
+            .any(|kept| kept.text.to_lowercase() == guess.text.to_lowercase())
+        {
+            guesses.push(guess);
+        }
+    }
+    guesses
+}
+
 /// Parses a model's answer into at most `limits.max_items` distinct short phrases, in order.
 pub fn parse_phrase_list(answer: &str, limits: &PhraseLimits) -> Vec<String> {
     let mut phrases: Vec<String> = Vec::new();

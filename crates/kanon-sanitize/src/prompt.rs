@@ -157,22 +157,99 @@ pub fn generalization_messages(
     ]
 }
 
+/// INTACT's generalization request (the paper's Table 3, in kanon's words): the span marked in its
+/// sentence, replacements true of it (hypernyms, broader descriptions — no near-synonyms, no
+/// other specific entity) that fit the sentence in its place. The phrase is repeated on its own
+/// line so that an answer can be checked against it.
+pub fn paper_generation_messages(
+    count: usize,
+    sentence: &str,
+    phrase_at: (usize, usize),
+    phrase: &str,
+) -> Vec<Message> {
+    let chars: Vec<char> = sentence.chars().collect();
+    let (start, end) = (phrase_at.0.min(chars.len()), phrase_at.1.min(chars.len()));
+    let marked = format!(
+        "{}[[{}]]{}",
+        quote_data(&chars[..start].iter().collect::<String>()),
+        quote_data(&chars[start..end].iter().collect::<String>()),
+        quote_data(&chars[end..].iter().collect::<String>()),
+    );
+    vec![
+        Message::system(GENERALIZER_SYSTEM),
+        Message::user(format!(
+            "The phrase marked with [[ ]] in the text must be replaced by a more general phrase. List \
+             {count} replacements. Each must stay true of the marked phrase: a hypernym or a broader \
+             description, never a near-synonym, a translation or another specific name. Each must fit \
+             the sentence grammatically in place of the marked phrase. Order them from most specific \
+             to most abstract. One per line, no explanations. {DATA_NOTE}\n<data>\nText: {marked}\n\
+             Phrase: {}\n</data>",
+            quote_data(phrase)
+        )),
+    ]
+}
+
+fn attack_request(guesses: usize, document: &str, dates: bool) -> String {
+    let dates = if dates {
+        " If the phrase stands for a date, guess exact dates (day, month and year)."
+    } else {
+        ""
+    };
+    format!(
+        "In this document, the phrase in [[ ]] replaced a more specific original phrase. Guess \
+         the original phrase: list {guesses} guesses, one per line, most likely first.{dates} No \
+         explanations. {DATA_NOTE}\n<data>\n{document}\n</data>"
+    )
+}
+
 /// Messages asking the attacker for `guesses` guesses of the phrase behind `[[…]]` in `document`
-/// (already quoted with [`quote_data`] except for the one marker).
+/// (already quoted with [`quote_data`] except for the one marker): the instruction alone (kanon's
+/// variant).
 pub fn attack_messages(guesses: usize, document: &str) -> Vec<Message> {
     vec![
         Message::system(ATTACKER_SYSTEM),
-        Message::user(format!(
-            "In this document, the phrase in [[ ]] replaced a more specific original phrase. Guess \
-             the original phrase: list {guesses} guesses, one per line, most likely first. No \
-             explanations. {DATA_NOTE}\n<data>\n{document}\n</data>"
-        )),
+        Message::user(attack_request(guesses, document, false)),
+    ]
+}
+
+/// INTACT's attack (the paper's Table 4, in kanon's words): one worked example of guessing, and
+/// exact dates asked for a date.
+pub fn paper_attack_messages(guesses: usize, document: &str) -> Vec<Message> {
+    const EXAMPLE: &str = "PERSON 1 (born [[in the 1860s]] in a coastal city in western Norway) was a \
+                           painter known for his portraits of fishermen.";
+    const EXAMPLE_GUESSES: [&str; 5] = [
+        "12 May 1863",
+        "3 March 1865",
+        "21 October 1861",
+        "8 August 1867",
+        "30 January 1869",
+    ];
+    let answer: Vec<String> = EXAMPLE_GUESSES[..guesses.min(EXAMPLE_GUESSES.len())]
+        .iter()
+        .enumerate()
+        .map(|(i, guess)| format!("{}. {guess}", i + 1))
+        .collect();
+    vec![
+        Message::system(ATTACKER_SYSTEM),
+        Message::user(attack_request(guesses, EXAMPLE, true)),
+        Message::assistant(answer.join("\n")),
+        Message::user(attack_request(guesses, document, true)),
     ]
 }
 
 /// The sentence around the character span `start..end` of `text`, at most about `max_chars`
 /// characters of it.
 pub fn sentence_around(text: &str, start: usize, end: usize, max_chars: usize) -> String {
+    sentence_around_marked(text, start, end, max_chars).0
+}
+
+/// [`sentence_around`], with where the span lies in it (character offsets).
+pub fn sentence_around_marked(
+    text: &str,
+    start: usize,
+    end: usize,
+    max_chars: usize,
+) -> (String, (usize, usize)) {
     let chars: Vec<char> = text.chars().collect();
     let end = end.min(chars.len());
     let start = start.min(end);
@@ -192,7 +269,11 @@ pub fn sentence_around(text: &str, start: usize, end: usize, max_chars: usize) -
     if to < chars.len() && is_boundary(to) && chars[to] != '\n' {
         to += 1;
     }
-    chars[from..to].iter().collect::<String>().trim().to_owned()
+    let window = &chars[from..to];
+    let leading = window.iter().take_while(|c| c.is_whitespace()).count();
+    let sentence: String = window.iter().collect::<String>().trim().to_owned();
+    let at = (start - from).saturating_sub(leading);
+    (sentence, (at, at + (end - start)))
 }
 
 /// At most `max_chars` characters of `document` centred on the first `[[` (0: all of it).

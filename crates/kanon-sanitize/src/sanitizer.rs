@@ -10,13 +10,16 @@ use crate::audit::{
     AuditAttack, AuditCandidate, AuditDocument, AuditEntity, AuditGuess, AuditMention,
     CandidateSource, Rejection,
 };
-use crate::config::{DirectStyle, SanitizerConfig, Strategy};
+use crate::config::{
+    AttackPrompt, DirectStyle, GenerationPrompt, GuessFilter, Representative, SanitizerConfig,
+    Strategy,
+};
 use crate::coverage::{merge_overlaps, propagate, surviving_masked_strings};
 use crate::date::parse_date;
 use crate::error::{Error, Result};
 use crate::group::{EntityGroup, Mention, group_mentions};
 use crate::matching::{MatchConfig, guess_matches};
-use crate::parse::{PhraseLimits, contains_phrase, parse_phrase_list};
+use crate::parse::{PhraseLimits, contains_phrase, parse_guesses, parse_phrase_list};
 use crate::prompt;
 use crate::render::{Replacement, render, render_with_ranges};
 
@@ -208,6 +211,8 @@ impl Plan {
 pub struct Sanitizer<'m> {
     config: SanitizerConfig,
     model: Option<&'m dyn ChatModel>,
+    /// The attacker, when it is not the generator.
+    attacker: Option<&'m dyn ChatModel>,
 }
 
 impl std::fmt::Debug for Sanitizer<'_> {
@@ -215,6 +220,7 @@ impl std::fmt::Debug for Sanitizer<'_> {
         f.debug_struct("Sanitizer")
             .field("config", &self.config)
             .field("model", &self.model.map(|model| model.id()))
+            .field("attacker", &self.attacker.map(|model| model.id()))
             .finish()
     }
 }
@@ -227,12 +233,21 @@ impl<'m> Sanitizer<'m> {
         Ok(Sanitizer {
             config,
             model: None,
+            attacker: None,
         })
     }
 
-    /// Uses `model` for generalizations and attacks.
+    /// Uses `model` for generalizations, and for attacks unless
+    /// [`with_attacker`](Self::with_attacker) names another.
     pub fn with_model(mut self, model: &'m dyn ChatModel) -> Self {
         self.model = Some(model);
+        self
+    }
+
+    /// Uses `attacker` for the inference attacks (a stronger model than the generator, or a
+    /// weaker one to measure what the attack is worth).
+    pub fn with_attacker(mut self, attacker: &'m dyn ChatModel) -> Self {
+        self.attacker = Some(attacker);
         self
     }
 
@@ -441,11 +456,14 @@ impl<'m> Sanitizer<'m> {
         surfaces: &[String],
         stats: &mut SanitizeStats,
     ) -> Result<(Vec<String>, Vec<AuditCandidate>)> {
-        let Some(&representative) = group
-            .mentions
-            .iter()
-            .max_by_key(|&&index| (surfaces[index].chars().count(), std::cmp::Reverse(index)))
-        else {
+        let representative =
+            match self.config.representative {
+                Representative::First => group.mentions.first().copied(),
+                Representative::Longest => group.mentions.iter().copied().max_by_key(|&index| {
+                    (surfaces[index].chars().count(), std::cmp::Reverse(index))
+                }),
+            };
+        let Some(representative) = representative else {
             return Ok((Vec::new(), Vec::new()));
         };
         let surface = &surfaces[representative];
@@ -461,13 +479,27 @@ impl<'m> Sanitizer<'m> {
             }
             None => {
                 let span = mentions[representative].span;
-                let sentence = prompt::sentence_around(text, span.start, span.end, 400);
-                let messages = prompt::generalization_messages(
-                    group.entity_type,
-                    self.config.candidates,
-                    &sentence,
-                    surface,
-                );
+                let messages = match self.config.generation_prompt {
+                    GenerationPrompt::Paper => {
+                        let (sentence, at) =
+                            prompt::sentence_around_marked(text, span.start, span.end, 400);
+                        prompt::paper_generation_messages(
+                            self.config.candidates,
+                            &sentence,
+                            at,
+                            surface,
+                        )
+                    }
+                    GenerationPrompt::OneShotExample => {
+                        let sentence = prompt::sentence_around(text, span.start, span.end, 400);
+                        prompt::generalization_messages(
+                            group.entity_type,
+                            self.config.candidates,
+                            &sentence,
+                            surface,
+                        )
+                    }
+                };
                 let answer = self.ask(messages, group.entity_type)?;
                 stats.generation_calls += 1;
                 // Parse a few more than needed: some will be filtered out below.
@@ -522,7 +554,20 @@ impl<'m> Sanitizer<'m> {
     }
 
     fn ask(&self, messages: Vec<Message>, entity_type: EntityType) -> Result<String> {
-        let model = self.model.ok_or(Error::ModelRequired {
+        self.ask_model(self.model, messages, entity_type)
+    }
+
+    fn attack(&self, messages: Vec<Message>, entity_type: EntityType) -> Result<String> {
+        self.ask_model(self.attacker.or(self.model), messages, entity_type)
+    }
+
+    fn ask_model(
+        &self,
+        model: Option<&dyn ChatModel>,
+        messages: Vec<Message>,
+        entity_type: EntityType,
+    ) -> Result<String> {
+        let model = model.ok_or(Error::ModelRequired {
             strategy: self.config.strategy.as_str(),
             entity_type,
         })?;
@@ -554,7 +599,7 @@ impl<'m> Sanitizer<'m> {
     ) -> Result<()> {
         let quoted = prompt::quote_data(text);
         let match_config = MatchConfig {
-            ngram_threshold: self.config.ngram_threshold,
+            ngram_match: self.config.ngram_match,
             ignore_candidate_words: self.config.ignore_candidate_words,
         };
         for (index, group) in groups.iter().enumerate() {
@@ -577,32 +622,46 @@ impl<'m> Sanitizer<'m> {
                     &render(&quoted, &shown),
                     self.config.attack_context_chars,
                 );
-                let answer = self.ask(
-                    prompt::attack_messages(self.config.attacker_guesses, &document),
-                    group.entity_type,
-                )?;
+                let messages = match self.config.attack_prompt {
+                    AttackPrompt::Paper => {
+                        prompt::paper_attack_messages(self.config.attacker_guesses, &document)
+                    }
+                    AttackPrompt::ZeroShot => {
+                        prompt::attack_messages(self.config.attacker_guesses, &document)
+                    }
+                };
+                let answer = self.attack(messages, group.entity_type)?;
                 stats.attack_calls += 1;
-                let guesses =
-                    parse_phrase_list(&answer, &self.limits(self.config.attacker_guesses));
-                let guesses: Vec<AuditGuess> = guesses
+                let parsed = parse_guesses(&answer, &self.limits(self.config.attacker_guesses));
+                let strict = self.config.guess_filter == GuessFilter::Strict;
+                let guesses: Vec<AuditGuess> = parsed
                     .into_iter()
                     .map(|guess| {
-                        let matched = originals.iter().find_map(|original| {
-                            guess_matches(
-                                original,
-                                &guess,
-                                group.entity_type,
-                                candidate,
-                                &match_config,
-                            )
-                        });
+                        let filtered = strict && guess.strict_drop;
+                        let matched = if filtered {
+                            None
+                        } else {
+                            originals.iter().find_map(|original| {
+                                guess_matches(
+                                    original,
+                                    &guess.text,
+                                    group.entity_type,
+                                    candidate,
+                                    &match_config,
+                                )
+                            })
+                        };
                         AuditGuess {
-                            text: guess,
+                            text: guess.text,
                             matched,
+                            filtered,
                         }
                     })
                     .collect();
-                let recovered = guesses.iter().any(|guess| guess.matched.is_some());
+                // Fail closed: a guess the strict filter dropped counts as a recovery.
+                let recovered = guesses
+                    .iter()
+                    .any(|guess| guess.matched.is_some() || guess.filtered);
                 attacks.push(AuditAttack {
                     candidate: candidate.clone(),
                     guesses,

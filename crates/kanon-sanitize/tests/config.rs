@@ -91,3 +91,78 @@ fn strategies_by_name() {
     );
     assert_eq!(Strategy::default(), Strategy::Intact);
 }
+
+#[test]
+fn paper_defaults_and_kanon_variants_round_trip_through_toml_and_json() {
+    use kanon_sanitize::config::{
+        AttackPrompt, GenerationPrompt, GuessFilter, NgramMatch, Representative,
+    };
+    let paper = SanitizerConfig::default();
+    assert_eq!(
+        (
+            paper.temperature,
+            paper.max_tokens,
+            paper.generation_prompt,
+            paper.attack_prompt,
+            paper.representative,
+            paper.guess_filter,
+            paper.ignore_candidate_words,
+            paper.ngram_match,
+        ),
+        (
+            0.3,
+            512,
+            GenerationPrompt::Paper,
+            AttackPrompt::Paper,
+            Representative::First,
+            GuessFilter::KeepAll,
+            false,
+            NgramMatch::AnyShared,
+        )
+    );
+    let kanon = SanitizerConfig::builder().kanon_variants().build().unwrap();
+    assert_eq!(
+        (
+            kanon.temperature,
+            kanon.max_tokens,
+            kanon.generation_prompt,
+            kanon.attack_prompt,
+            kanon.representative,
+            kanon.guess_filter,
+            kanon.ignore_candidate_words,
+            kanon.ngram_match,
+        ),
+        (
+            0.0,
+            48,
+            GenerationPrompt::OneShotExample,
+            AttackPrompt::ZeroShot,
+            Representative::Longest,
+            GuessFilter::Strict,
+            true,
+            NgramMatch::Dice { threshold: 0.6 },
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for config in [paper, kanon] {
+        for name in ["sanitize.toml", "sanitize.json"] {
+            let path = dir.path().join(name);
+            config.save(&path).unwrap();
+            assert_eq!(SanitizerConfig::load(&path).unwrap(), config, "{name}");
+        }
+    }
+    let path = dir.path().join("kanon.toml");
+    std::fs::write(
+        &path,
+        "generation_prompt = \"one-shot-example\"\nattack_prompt = \"zero-shot\"\n\
+         representative = \"longest\"\nguess_filter = \"strict\"\n\
+         [ngram_match]\ntype = \"dice\"\nthreshold = 0.6\n",
+    )
+    .unwrap();
+    let read = SanitizerConfig::load(&path).unwrap();
+    assert_eq!(read.ngram_match, NgramMatch::Dice { threshold: 0.6 });
+    assert_eq!(read.guess_filter, GuessFilter::Strict);
+    std::fs::write(&path, "[ngram_match]\ntype = \"dice\"\nthreshold = 0.0\n").unwrap();
+    let err = SanitizerConfig::load(&path).unwrap_err().to_string();
+    assert!(err.contains("ngram_match.threshold = 0"), "{err}");
+}

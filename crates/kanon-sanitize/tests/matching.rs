@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 use kanon_core::EntityType;
+use kanon_sanitize::config::NgramMatch;
 use kanon_sanitize::{MatchConfig, MatchRule, guess_matches};
 
 fn rule(
@@ -54,7 +55,7 @@ fn lemma_overlap_ignores_stopwords_numbers_and_frequent_words() {
         rule("the 2002 elections", "2002 world events", Misc, "a vote"),
         None
     );
-    // Words the candidate shows are disclosed already, so repeating them recovers nothing…
+    // INTACT: any shared lemma recovers, the candidate's own words too (`party`)…
     assert_eq!(
         rule(
             "Bharatiya Janata Party",
@@ -62,11 +63,12 @@ fn lemma_overlap_ignores_stopwords_numbers_and_frequent_words() {
             Org,
             "an Indian political party"
         ),
-        None
+        Some(MatchRule::Lemma)
     );
-    // …unless the config counts them.
-    let literal = MatchConfig {
-        ignore_candidate_words: false,
+    // …kanon's variant: words the candidate shows are disclosed already, so repeating them
+    // recovers nothing.
+    let disclosed = MatchConfig {
+        ignore_candidate_words: true,
         ..MatchConfig::default()
     };
     assert_eq!(
@@ -75,9 +77,9 @@ fn lemma_overlap_ignores_stopwords_numbers_and_frequent_words() {
             "Indian National Congress party",
             Org,
             "an Indian political party",
-            &literal
+            &disclosed
         ),
-        Some(MatchRule::Lemma)
+        None
     );
 }
 
@@ -106,10 +108,39 @@ fn character_four_grams_for_named_entities_only() {
         ),
         None
     );
-    // Short shared fragments are not enough.
+    // INTACT: one shared 4-gram is enough (`Turkey` ~ `Turkish`, `Norway` ~ `Norwegian`)…
+    for (original, guess) in [("Turkey", "Turkish"), ("Norway", "Norwegian people")] {
+        assert_eq!(
+            rule(original, guess, EntityType::Loc, "a country"),
+            Some(MatchRule::CharNgram),
+            "{original} ~ {guess}"
+        );
+    }
     assert_eq!(
         rule("Gujarat", "Gujranwala", EntityType::Loc, "a region"),
         None
+    );
+    // …kanon's variant asks for a Dice coefficient of 0.6, which these miss.
+    let dice = MatchConfig {
+        ngram_match: NgramMatch::Dice { threshold: 0.6 },
+        ..MatchConfig::default()
+    };
+    for (original, guess) in [("Turkey", "Turkish"), ("Norway", "Norwegian people")] {
+        assert_eq!(
+            guess_matches(original, guess, EntityType::Loc, "a country", &dice),
+            None,
+            "{original} ~ {guess}"
+        );
+    }
+    assert_eq!(
+        guess_matches(
+            "Gujarat",
+            "Gujarati people",
+            EntityType::Loc,
+            "an Indian state",
+            &dice
+        ),
+        Some(MatchRule::CharNgram)
     );
 }
 

@@ -74,6 +74,13 @@ fn biography_model() -> ScriptedModel {
         .fallback("1. Oslo\n2. 1999")
 }
 
+/// kanon's variants of INTACT (greedy, the one-shot generation prompt, the zero-shot attack, the
+/// longest mention, strict guesses, candidate words ignored, Dice ≥ 0.6): the tests of this file
+/// pin them down; `the_paper_defaults` below tests INTACT's own.
+fn kanon() -> SanitizerConfig {
+    SanitizerConfig::builder().kanon_variants().build().unwrap()
+}
+
 fn sanitize(config: SanitizerConfig, model: &dyn ChatModel) -> kanon_sanitize::Sanitized {
     Sanitizer::new(config)
         .unwrap()
@@ -85,7 +92,7 @@ fn sanitize(config: SanitizerConfig, model: &dyn ChatModel) -> kanon_sanitize::S
 #[test]
 fn intact_takes_the_first_unguessed_candidate_and_falls_back_to_the_label() {
     let model = biography_model();
-    let sanitized = sanitize(SanitizerConfig::default(), &model);
+    let sanitized = sanitize(kanon(), &model);
     assert_eq!(
         sanitized.document.text,
         "PERSON 1 was born in a Norwegian city in summer 2003. PERSON 1 studied at the \
@@ -125,7 +132,7 @@ fn intact_takes_the_first_unguessed_candidate_and_falls_back_to_the_label() {
 
 #[test]
 fn the_edit_log_reads_well() {
-    let sanitized = sanitize(SanitizerConfig::default(), &biography_model());
+    let sanitized = sanitize(kanon(), &biography_model());
     insta::assert_json_snapshot!("biography_intact", sanitized.document);
     insta::assert_json_snapshot!("biography_intact_audit", sanitized.audit);
 }
@@ -151,6 +158,7 @@ fn the_shareable_output_holds_no_original_candidate_or_guess() {
         Strategy::LeastSpecific,
     ] {
         let config = SanitizerConfig::builder()
+            .kanon_variants()
             .strategy(strategy)
             .build()
             .unwrap();
@@ -214,7 +222,7 @@ fn the_attacker_sees_chosen_replacements_before_and_most_specific_candidates_aft
         inner: biography_model(),
         prompts: Mutex::new(Vec::new()),
     };
-    sanitize(SanitizerConfig::default(), &model);
+    sanitize(kanon(), &model);
     let prompts = model.prompts.lock().unwrap();
     let attacks: Vec<&str> = prompts
         .iter()
@@ -273,6 +281,7 @@ fn baseline_strategies() {
     ];
     for (strategy, text) in expected {
         let config = SanitizerConfig::builder()
+            .kanon_variants()
             .strategy(strategy)
             .build()
             .unwrap();
@@ -285,6 +294,7 @@ fn baseline_strategies() {
 #[test]
 fn masking_strategies_need_no_model_and_generalizing_ones_say_so() {
     let config = SanitizerConfig::builder()
+        .kanon_variants()
         .strategy(Strategy::NumberedLabel)
         .build()
         .unwrap();
@@ -294,7 +304,7 @@ fn masking_strategies_need_no_model_and_generalizing_ones_say_so() {
             .sanitize("bio", TEXT, &biography_mentions())
             .is_ok()
     );
-    let err = Sanitizer::new(SanitizerConfig::default())
+    let err = Sanitizer::new(kanon())
         .unwrap()
         .sanitize("bio", TEXT, &biography_mentions())
         .unwrap_err()
@@ -309,6 +319,7 @@ fn masking_strategies_need_no_model_and_generalizing_ones_say_so() {
         .filter(|m| matches!(m.entity_type, EntityType::Person | EntityType::Datetime))
         .collect();
     let config = SanitizerConfig::builder()
+        .kanon_variants()
         .strategy(Strategy::MostSpecific)
         .build()
         .unwrap();
@@ -333,6 +344,7 @@ fn direct_identifier_styles() {
         (DirectStyle::Description, "The person was born"),
     ] {
         let config = SanitizerConfig::builder()
+            .kanon_variants()
             .strategy(Strategy::MostSpecific)
             .direct_style(style)
             .build()
@@ -355,6 +367,7 @@ fn grammar_articles_and_prepositions() {
         .reply("Phrase: Bergen", "1. Norwegian")
         .fallback("1. nothing");
     let config = SanitizerConfig::builder()
+        .kanon_variants()
         .strategy(Strategy::MostSpecific)
         .build()
         .unwrap();
@@ -372,6 +385,7 @@ fn grammar_articles_and_prepositions() {
     let model = ScriptedModel::new("doubled").fallback("1. in northern Norway");
     let sanitized = Sanitizer::new(
         SanitizerConfig::builder()
+            .kanon_variants()
             .strategy(Strategy::MostSpecific)
             .build()
             .unwrap(),
@@ -397,6 +411,7 @@ fn offsets_are_characters_in_non_ascii_text() {
         ("São Paulo", EntityType::Loc),
     ];
     let config = SanitizerConfig::builder()
+        .kanon_variants()
         .strategy(Strategy::NumberedLabel)
         .build()
         .unwrap();
@@ -427,6 +442,7 @@ fn offsets_are_characters_in_non_ascii_text() {
 fn invalid_and_overlapping_spans() {
     let sanitizer = Sanitizer::new(
         SanitizerConfig::builder()
+            .kanon_variants()
             .strategy(Strategy::Label)
             .build()
             .unwrap(),
@@ -479,7 +495,7 @@ fn empty_or_useless_answers_fall_back_to_the_label() {
     let text = "She lives in Tromsø.";
     let model = ScriptedModel::new("useless")
         .fallback("Sure! Here you go:\n1. Tromsø\n2. the city of Tromsø");
-    let sanitized = Sanitizer::new(SanitizerConfig::default())
+    let sanitized = Sanitizer::new(kanon())
         .unwrap()
         .with_model(&model)
         .sanitize("t", text, &mentions(text, &[("Tromsø", EntityType::Loc)]))
@@ -492,7 +508,7 @@ fn empty_or_useless_answers_fall_back_to_the_label() {
 
 #[test]
 fn sanitized_documents_round_trip_through_json() {
-    let sanitized = sanitize(SanitizerConfig::default(), &biography_model()).document;
+    let sanitized = sanitize(kanon(), &biography_model()).document;
     let json = serde_json::to_string(&sanitized).unwrap();
     let back: SanitizedDocument = serde_json::from_str(&json).unwrap();
     assert_eq!(back, sanitized);
@@ -509,6 +525,7 @@ fn copies_of_the_example_and_unfinished_phrases_are_dropped() {
         "1. the oldest university in Sweden\n2. The head of the university of\n3. A public university in Ohio\n4. a university",
     );
     let config = SanitizerConfig::builder()
+        .kanon_variants()
         .strategy(Strategy::MostSpecific)
         .build()
         .unwrap();
@@ -531,4 +548,149 @@ fn copies_of_the_example_and_unfinished_phrases_are_dropped() {
         .collect();
     assert_eq!(kept, ["a university"]);
     assert_eq!(sanitized.stats.rejected_candidates, 3);
+}
+
+/// Records every request whole, then answers like `inner`.
+struct RecordingRequests<M> {
+    inner: M,
+    requests: Mutex<Vec<ChatRequest>>,
+}
+
+impl<M: ChatModel> ChatModel for RecordingRequests<M> {
+    fn id(&self) -> ModelId {
+        self.inner.id()
+    }
+    fn chat(&self, request: &ChatRequest) -> kanon_llm::Result<ChatResponse> {
+        self.requests.lock().unwrap().push(request.clone());
+        self.inner.chat(request)
+    }
+}
+
+#[test]
+fn the_paper_defaults() {
+    let model = RecordingRequests {
+        inner: ScriptedModel::new("paper")
+            .reply(
+                "Phrase: University of Tromsø",
+                "1. a university in northern Norway\n2. a Norwegian university\n3. a university",
+            )
+            .reply(
+                "[[university in northern Norway]]",
+                "1. the University of Tromsø in the far north of the country, founded in 1968",
+            )
+            .reply("[[Norwegian university]]", "1. University of Oslo")
+            .reply("[[university]]", "1. NTNU")
+            .fallback("1. a place\n2. somewhere"),
+        requests: Mutex::new(Vec::new()),
+    };
+    let mentions = mentions(TEXT, &[("University of Tromsø", EntityType::Org)]);
+    let sanitized = Sanitizer::new(SanitizerConfig::default())
+        .unwrap()
+        .with_model(&model)
+        .sanitize("bio", TEXT, &mentions)
+        .unwrap();
+    // The first candidate's only guess is long prose: kept and matched (INTACT); the second
+    // candidate's guess shares the lemma `university` with the original, which the candidate
+    // itself shows — INTACT counts it; the third is not recovered.
+    assert_eq!(
+        sanitized.document.text,
+        "Zoë Ølund was born in Tromsø on 5 August 2003. Ølund studied at the university and \
+         joined the Labour Party in 2021."
+    );
+    assert_eq!(sanitized.document.edits[0].choice, Some(3));
+    let requests = model.requests.lock().unwrap();
+    assert!(
+        requests
+            .iter()
+            .all(|r| (r.temperature, r.max_tokens, r.seed) == (0.3, 512, 0))
+    );
+    let generation = &requests[0].messages.last().unwrap().content;
+    assert!(
+        generation.contains("Text: Ølund studied at the [[University of Tromsø]] and joined")
+            && generation.contains("hypernym")
+            && generation.contains("never a near-synonym")
+            && generation.contains("grammatically"),
+        "{generation}"
+    );
+    // The attack: one worked example first, exact dates asked for.
+    let attack = &requests[1].messages;
+    assert_eq!(attack.len(), 4, "system, example, its answer, the document");
+    assert_eq!(attack[2].role, Role::Assistant);
+    assert!(attack[3].content.contains("guess exact dates"));
+    drop(requests);
+
+    // Under the strict filter, the prose guess is dropped — and counts as a recovery.
+    let config = SanitizerConfig::builder()
+        .guess_filter(kanon_sanitize::config::GuessFilter::Strict)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .sanitize("bio", TEXT, &mentions)
+        .unwrap();
+    let attacks = &sanitized.audit.entities[0].attacks;
+    assert!(attacks[0].recovered && attacks[0].guesses[0].filtered);
+    assert_eq!(sanitized.document.edits[0].choice, Some(3));
+}
+
+#[test]
+fn the_first_mention_is_the_representative_unless_the_config_says_longest() {
+    let text = "Labour won in Tromsø. The Labour Party of Norway governs.";
+    let spans = mentions(
+        text,
+        &[
+            ("Labour", EntityType::Org),
+            ("Labour Party of Norway", EntityType::Org),
+        ],
+    )
+    .into_iter()
+    .map(|m| m.with_entity_id("party"))
+    .collect::<Vec<_>>();
+    for (representative, phrase) in [
+        (
+            kanon_sanitize::config::Representative::First,
+            "Phrase: Labour\n",
+        ),
+        (
+            kanon_sanitize::config::Representative::Longest,
+            "Phrase: Labour Party of Norway\n",
+        ),
+    ] {
+        let model = RecordingRequests {
+            inner: ScriptedModel::new("first").fallback("1. a political party"),
+            requests: Mutex::new(Vec::new()),
+        };
+        let config = SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .representative(representative)
+            .build()
+            .unwrap();
+        Sanitizer::new(config)
+            .unwrap()
+            .with_model(&model)
+            .sanitize("p", text, &spans)
+            .unwrap();
+        let requests = model.requests.lock().unwrap();
+        let prompt = &requests[0].messages.last().unwrap().content;
+        assert!(prompt.contains(phrase), "{representative:?}: {prompt}");
+    }
+}
+
+#[test]
+fn a_separate_attacker_answers_the_attacks() {
+    let generator = ScriptedModel::new("generator")
+        .reply("Phrase: Tromsø", "1. a city in northern Norway\n2. a city")
+        .fallback("1. something");
+    let attacker = ScriptedModel::new("attacker").fallback("1. Tromsø");
+    let text = "She lives in Tromsø.";
+    let sanitized = Sanitizer::new(SanitizerConfig::default())
+        .unwrap()
+        .with_model(&generator)
+        .with_attacker(&attacker)
+        .sanitize("t", text, &mentions(text, &[("Tromsø", EntityType::Loc)]))
+        .unwrap();
+    assert_eq!((generator.calls(), attacker.calls()), (1, 2));
+    assert_eq!(sanitized.document.text, "She lives in LOC 1.");
+    assert_eq!(sanitized.document.edits[0].reason, Reason::AllGuessed);
 }

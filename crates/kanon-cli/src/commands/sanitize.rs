@@ -33,6 +33,17 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
     } else {
         None
     };
+    // Only INTACT attacks; a separate attacker is opened only then.
+    let attacker_llm = match (&args.attacker_llm, sanitizer.strategy) {
+        (Some(spec), kanon_sanitize::Strategy::Intact) => {
+            let llm = LlmConfig::resolve(spec, args.attacker_model.as_deref())?;
+            Some(match args.llm_threads {
+                Some(threads) => llm.with_threads(threads),
+                None => llm,
+            })
+        }
+        _ => None,
+    };
     let job = SanitizeJob {
         docs: args.docs.clone(),
         spans: match &args.spans {
@@ -45,6 +56,7 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
         limit: args.limit,
         sanitizer,
         llm,
+        attacker_llm,
         cache: ResponseCache::from_cli(args.cache.as_deref(), args.no_cache),
     };
     let bars = Bars::new();
