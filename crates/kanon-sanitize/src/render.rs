@@ -1,7 +1,10 @@
 //! Writing replacements into a text with grammatical care: `a`/`an` agree with the replacement,
-//! no doubled articles or prepositions (`in in 2003`, `the a university`), `on` becomes `in`
-//! before a date coarser than a day, a replacement that opens a sentence is capitalised, and a
-//! deleted span leaves no double space behind.
+//! no doubled articles or prepositions (`in in 2003`; `the a university` keeps the replacement's
+//! own article, `a university`, so an indefinite generalization stays indefinite), no article
+//! before a modifier and another article (`the former a state` → `the former state`), no article
+//! before a label of a person or a code (`the PERSON 2` → `PERSON 2`), a possessive kept (`Oslo's`
+//! → `a city in Norway's`), `on` becomes `in` before a date coarser than a day, a replacement that
+//! opens a sentence is capitalised, and a deleted span leaves no double space behind.
 
 use kanon_core::EntityType;
 
@@ -14,6 +17,8 @@ pub struct Replacement {
     pub text: String,
     /// Wraps the replacement in `[[…]]`: how the attacker is shown the candidate under attack.
     pub bracketed: bool,
+    /// A label kanon wrote (`PERSON 2`), not a phrase: it takes no article.
+    pub label: bool,
 }
 
 const PREPOSITIONS: &[&str] = &[
@@ -63,6 +68,31 @@ pub fn takes_an(phrase: &str) -> bool {
         return false;
     }
     lower.starts_with(['a', 'e', 'i', 'o', 'u'])
+}
+
+/// Whether a label stands for a person or a code, which takes no article (`the PERSON 2`).
+fn labels_a_name(replacement: &Replacement) -> bool {
+    matches!(
+        replacement.entity_type,
+        EntityType::Person | EntityType::Code
+    )
+}
+
+/// Whether the word starting at byte `start` of `out` follows a determiner: `the former ⟨here⟩`.
+fn after_determiner_and_modifier(out: &str, start: usize) -> bool {
+    let before = &out[..start];
+    match previous_word(before) {
+        Some((s, e)) => {
+            let word = before[s..e].to_lowercase();
+            let modifier = out[start..].trim_end().to_lowercase();
+            DETERMINERS.contains(&word.as_str())
+                && !PREPOSITIONS.contains(&modifier.as_str())
+                && !DETERMINERS.contains(&modifier.as_str())
+                && !["and", "or", "but", "is", "was", "are", "were", "be"]
+                    .contains(&modifier.as_str())
+        }
+        None => false,
+    }
 }
 
 /// The last word of `out` with its byte range, when `out` ends in a word and whitespace.
@@ -177,17 +207,45 @@ pub fn render_with_ranges(
             ranges.push(out.len()..out.len());
             continue;
         }
+        // A possessive inside the span (`Todd Hollenbach's`) stays with the replacement.
+        let original: String = chars[replacement.start.min(chars.len())..cursor]
+            .iter()
+            .collect();
+        let original = original.trim_end();
+        if !replacement.bracketed
+            && (original.ends_with("'s") || original.ends_with("’s"))
+            && !phrase.ends_with("'s")
+            && !phrase.ends_with("’s")
+        {
+            phrase.push_str("'s");
+        }
         if let Some((start, end)) = previous_word(&out) {
             let before = out[start..end].to_owned();
             let before_lower = before.to_lowercase();
             let first = first_word(&phrase).to_lowercase();
             let doubled_preposition =
                 PREPOSITIONS.contains(&before_lower.as_str()) && first == before_lower;
-            let doubled_determiner =
-                DETERMINERS.contains(&before_lower.as_str()) && ARTICLES.contains(&first.as_str());
-            if doubled_preposition || doubled_determiner {
+            let phrase_article = ARTICLES.contains(&first.as_str());
+            if doubled_preposition {
+                phrase = without_first_word(&phrase).to_owned();
+            } else if ARTICLES.contains(&before_lower.as_str())
+                && (phrase_article || replacement.label && labels_a_name(replacement))
+            {
+                // The replacement's own article wins (`the` + `a university` → `a university`:
+                // definiteness is the generalization's), and a label takes none.
+                let through_space = out.len();
+                touch_up(&mut out, &mut ranges, start..through_space, "");
+            } else if phrase_article
+                && (DETERMINERS.contains(&before_lower.as_str())
+                    || after_determiner_and_modifier(&out, start))
+            {
+                // `his a university` → `his university`; `the former a state` → `the former state`.
                 phrase = without_first_word(&phrase).to_owned();
             }
+        }
+        if let Some((start, end)) = previous_word(&out) {
+            let before = out[start..end].to_owned();
+            let before_lower = before.to_lowercase();
             if replacement.entity_type == EntityType::Datetime
                 && before_lower == "on"
                 && coarser_than_day(&phrase)

@@ -864,9 +864,13 @@ fn replacements(
 ) -> Vec<Replacement> {
     let mut replacements: Vec<Replacement> = Vec::with_capacity(mentions.len());
     for (index, (group, plan)) in groups.iter().zip(plans).enumerate() {
-        let (text, bracketed) = match attacked {
-            Some((attacked, candidate)) if attacked == index => (candidate.clone(), true),
-            _ => (plan.replacement.clone(), false),
+        let (text, bracketed, label) = match attacked {
+            Some((attacked, candidate)) if attacked == index => (candidate.clone(), true, false),
+            _ => (
+                plan.replacement.clone(),
+                false,
+                !plan.shows_a_candidate() && !plan.replacement.is_empty(),
+            ),
         };
         for &mention in &group.mentions {
             replacements.push(Replacement {
@@ -875,6 +879,7 @@ fn replacements(
                 entity_type: group.entity_type,
                 text: text.clone(),
                 bracketed,
+                label,
             });
         }
     }

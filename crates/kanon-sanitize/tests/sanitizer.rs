@@ -66,11 +66,11 @@ fn biography_model() -> ScriptedModel {
         .reply("[[a city in northern Norway]]", "1. Tromsø\n2. Bodø")
         .reply("[[a Norwegian city]]", "1. Bergen\n2. Oslo")
         .reply("[[August 2003]]", "1. 5 August 2003\n2. 12 August 2003")
-        .reply("[[Norwegian university]]", "1. University of Tromso\n2. UiT")
-        .reply("[[university]]", "1. University of Bergen\n2. NTNU")
-        .reply("[[Norwegian social democratic party]]", "- Labour Party")
-        .reply("[[political party]]", "- Labour")
-        .reply("[[organization]]", "- the Labour Party")
+        .reply("[[a Norwegian university]]", "1. University of Tromso\n2. UiT")
+        .reply("[[a university]]", "1. University of Bergen\n2. NTNU")
+        .reply("[[a Norwegian social democratic party]]", "- Labour Party")
+        .reply("[[a political party]]", "- Labour")
+        .reply("[[an organization]]", "- the Labour Party")
         .fallback("1. Oslo\n2. 1999")
 }
 
@@ -95,7 +95,7 @@ fn intact_takes_the_first_unguessed_candidate_and_falls_back_to_the_label() {
     let sanitized = sanitize(kanon(), &model);
     assert_eq!(
         sanitized.document.text,
-        "PERSON 1 was born in a Norwegian city in summer 2003. PERSON 1 studied at the \
+        "PERSON 1 was born in a Norwegian city in summer 2003. PERSON 1 studied at a \
          university and joined the ORG 2 in the early 2020s."
     );
     let stats = &sanitized.stats;
@@ -233,14 +233,14 @@ fn the_attacker_sees_chosen_replacements_before_and_most_specific_candidates_aft
     // The first attack: Tromsø's first candidate; later entities show their most specific one.
     assert_eq!(
         attacks[0],
-        "PERSON 1 was born in [[a city in northern Norway]] in August 2003. PERSON 1 studied at the \
-         Norwegian university and joined the Norwegian social democratic party in the early 2020s."
+        "PERSON 1 was born in [[a city in northern Norway]] in August 2003. PERSON 1 studied at a \
+         Norwegian university and joined a Norwegian social democratic party in the early 2020s."
     );
     // The date's second candidate: Tromsø already has its chosen replacement.
     assert_eq!(
         attacks[3],
-        "PERSON 1 was born in a Norwegian city in [[summer 2003]]. PERSON 1 studied at the \
-         Norwegian university and joined the Norwegian social democratic party in the early 2020s."
+        "PERSON 1 was born in a Norwegian city in [[summer 2003]]. PERSON 1 studied at a \
+         Norwegian university and joined a Norwegian social democratic party in the early 2020s."
     );
     // Every attack shows exactly one bracketed phrase per mention of the entity under attack.
     for attack in &attacks {
@@ -270,13 +270,13 @@ fn baseline_strategies() {
         ),
         (
             Strategy::MostSpecific,
-            "PERSON 1 was born in a city in northern Norway in August 2003. PERSON 1 studied at the \
-             Norwegian university and joined the Norwegian social democratic party in the early 2020s.",
+            "PERSON 1 was born in a city in northern Norway in August 2003. PERSON 1 studied at a \
+             Norwegian university and joined a Norwegian social democratic party in the early 2020s.",
         ),
         (
             Strategy::LeastSpecific,
-            "PERSON 1 was born in a city in the 21st century. PERSON 1 studied at the university and \
-             joined the organization in the 21st century.",
+            "PERSON 1 was born in a city in the 21st century. PERSON 1 studied at a university and \
+             joined an organization in the 21st century.",
         ),
     ];
     for (strategy, text) in expected {
@@ -575,11 +575,11 @@ fn the_paper_defaults() {
                 "1. a university in northern Norway\n2. a Norwegian university\n3. a university",
             )
             .reply(
-                "[[university in northern Norway]]",
+                "[[a university in northern Norway]]",
                 "1. the University of Tromsø in the far north of the country, founded in 1968",
             )
-            .reply("[[Norwegian university]]", "1. University of Oslo")
-            .reply("[[university]]", "1. NTNU")
+            .reply("[[a Norwegian university]]", "1. University of Oslo")
+            .reply("[[a university]]", "1. NTNU")
             .fallback("1. a place\n2. somewhere"),
         requests: Mutex::new(Vec::new()),
     };
@@ -594,7 +594,7 @@ fn the_paper_defaults() {
     // itself shows — INTACT counts it; the third is not recovered.
     assert_eq!(
         sanitized.document.text,
-        "Zoë Ølund was born in Tromsø on 5 August 2003. Ølund studied at the university and \
+        "Zoë Ølund was born in Tromsø on 5 August 2003. Ølund studied at a university and \
          joined the Labour Party in 2021."
     );
     assert_eq!(sanitized.document.edits[0].choice, Some(3));
