@@ -525,7 +525,10 @@ def build_countries(gn_dir: str, ci_dir: str, wbp_enums: dict):
         for d in cands:
             alts.append(d["name"])
             alts.extend(d.get("altSpellings") or [])
-        rows[iso] = {"name": name, "demonym": demonym, "alts": alts}
+        region = clean_field(cands[0].get("region") or "") if cands else ""
+        subregion = clean_field(cands[0].get("subregion") or "") if cands else ""
+        rows[iso] = {"name": name, "demonym": demonym, "alts": alts,
+                     "region": region, "subregion": subregion}
 
     # Wikidata country labels that differ from our names but equal a known
     # alternate of exactly one country are already covered; a label naming a
@@ -568,7 +571,10 @@ def build_countries(gn_dir: str, ci_dir: str, wbp_enums: dict):
     names = [r[0] for r in out_rows]
     assert len(names) == len(set(names)), "duplicate country names"
     iso_to_name = {iso: r["name"] for iso, r in rows.items()}
-    return out_rows, iso_to_name, ambiguous
+    region_rows = sorted(((r["name"], r["subregion"], r["region"])
+                          for r in rows.values() if r["region"]),
+                         key=lambda x: (fold(x[0]).casefold(), x[0]))
+    return out_rows, iso_to_name, ambiguous, region_rows
 
 
 _CITY_KEY_SUBS = (("ue", "u"), ("oe", "o"), ("ae", "a"))
@@ -876,9 +882,11 @@ def main() -> int:
         build_first_names())
     counts["last_names.tsv"] = write_tsv(
         os.path.join(args.out, "last_names.tsv"), ["name", "weight"], build_last_names())
-    countries, iso_to_name, ambiguous = build_countries(gn_dir, ci_dir, enums)
+    countries, iso_to_name, ambiguous, regions = build_countries(gn_dir, ci_dir, enums)
     counts["countries.tsv"] = write_tsv(
         os.path.join(args.out, "countries.tsv"), ["country", "demonym", "alternates"], countries)
+    counts["regions.tsv"] = write_tsv(
+        os.path.join(args.out, "regions.tsv"), ["country", "subregion", "region"], regions)
     cities, missing_cc = build_cities(gn_dir, iso_to_name)
     counts["cities.tsv"] = write_tsv(
         os.path.join(args.out, "cities.tsv"),

@@ -90,8 +90,8 @@ fn sanitizes_detector_spans_and_reruns_from_the_cache() {
     assert_eq!(
         texts,
         [
-            "PERSON 1 was born in a Norwegian city in August 2003 and joined the political party.",
-            "PERSON 1 moved to a Norwegian city in the late 1990s.",
+            "PERSON 1 was born in a Norwegian city in August 2003 and joined a political party.",
+            "PERSON 1 moved to a city in Norway in the late 1990s.",
             "Nothing to hide here.",
         ]
     );

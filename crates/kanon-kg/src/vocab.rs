@@ -13,6 +13,9 @@ pub struct Country {
     pub name: String,
     pub demonym: Option<String>,
     pub alternates: Vec<String>,
+    /// The UN M49 sub-region (`Northern Europe`) and region (`Europe`), when known.
+    pub subregion: Option<String>,
+    pub region: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +52,9 @@ pub struct Vocabulary {
     pub organizations: Vec<(String, String)>,
     pub company_suffixes: Vec<String>,
     country_index: FxHashMap<String, usize>,
+    demonym_index: FxHashMap<String, usize>,
     city_index: FxHashMap<String, usize>,
+    organization_index: FxHashMap<String, usize>,
 }
 
 macro_rules! table {
@@ -99,11 +104,28 @@ impl Vocabulary {
     }
 
     fn parse_embedded() -> Vocabulary {
+        let regions: FxHashMap<&str, (&str, &str)> = rows(table!("regions.tsv"))
+            .map(|f| {
+                (
+                    f[0],
+                    (
+                        f.get(1).copied().unwrap_or(""),
+                        f.get(2).copied().unwrap_or(""),
+                    ),
+                )
+            })
+            .collect();
+        let known = |field: &str| (!field.is_empty()).then(|| field.to_owned());
         let countries: Vec<Country> = rows(table!("countries.tsv"))
-            .map(|f| Country {
-                name: f[0].to_owned(),
-                demonym: f.get(1).filter(|d| !d.is_empty()).map(|d| (*d).to_owned()),
-                alternates: list(f.get(2)),
+            .map(|f| {
+                let (subregion, region) = regions.get(f[0]).copied().unwrap_or(("", ""));
+                Country {
+                    name: f[0].to_owned(),
+                    demonym: f.get(1).filter(|d| !d.is_empty()).map(|d| (*d).to_owned()),
+                    alternates: list(f.get(2)),
+                    subregion: known(subregion),
+                    region: known(region),
+                }
             })
             .collect();
         let cities: Vec<City> = rows(table!("cities.tsv"))
@@ -148,6 +170,14 @@ impl Vocabulary {
                 }
             }
         }
+        let mut demonym_index = FxHashMap::default();
+        for (i, country) in countries.iter().enumerate() {
+            for demonym in country.demonym.iter().flat_map(|d| d.split('|')) {
+                if let Some(key) = normalize_term(demonym) {
+                    demonym_index.entry(key).or_insert(i);
+                }
+            }
+        }
         // Cities are listed most populous first in spirit; keep the most populous for a shared name.
         let mut city_index: FxHashMap<String, usize> = FxHashMap::default();
         for (i, city) in cities.iter().enumerate() {
@@ -158,6 +188,20 @@ impl Vocabulary {
                 }
             }
         }
+        let organizations: Vec<(String, String)> = rows(table!("organizations.tsv"))
+            .map(|f| {
+                (
+                    f[0].to_owned(),
+                    f.get(1).copied().unwrap_or("other").to_owned(),
+                )
+            })
+            .collect();
+        let mut organization_index = FxHashMap::default();
+        for (i, (name, _)) in organizations.iter().enumerate() {
+            if let Some(key) = normalize_term(name) {
+                organization_index.entry(key).or_insert(i);
+            }
+        }
         Vocabulary {
             countries,
             cities,
@@ -166,17 +210,12 @@ impl Vocabulary {
             occupations: weighted(table!("occupations.tsv")),
             awards: first_column(table!("awards.tsv")),
             religions: first_column(table!("religions.tsv")),
-            organizations: rows(table!("organizations.tsv"))
-                .map(|f| {
-                    (
-                        f[0].to_owned(),
-                        f.get(1).copied().unwrap_or("other").to_owned(),
-                    )
-                })
-                .collect(),
+            organizations,
             company_suffixes: first_column(table!("company_suffixes.tsv")),
             country_index,
+            demonym_index,
             city_index,
+            organization_index,
         }
     }
 
@@ -185,6 +224,20 @@ impl Vocabulary {
         normalize_term(name)
             .and_then(|key| self.country_index.get(&key))
             .map(|&i| &self.countries[i])
+    }
+
+    /// The country whose demonym this is (`Norwegian` → Norway), case and diacritics ignored.
+    pub fn country_of_demonym(&self, demonym: &str) -> Option<&Country> {
+        normalize_term(demonym)
+            .and_then(|key| self.demonym_index.get(&key))
+            .map(|&i| &self.countries[i])
+    }
+
+    /// The kind of a listed organisation (`company`, `party`, `team`, `other`).
+    pub fn organization_kind(&self, name: &str) -> Option<&str> {
+        normalize_term(name)
+            .and_then(|key| self.organization_index.get(&key))
+            .map(|&i| self.organizations[i].1.as_str())
     }
 
     /// The most populous city of that name, case and diacritics ignored.

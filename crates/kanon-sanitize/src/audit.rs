@@ -18,6 +18,9 @@ pub enum CandidateSource {
     Model,
     /// The rule-based date ladder.
     DateLadder,
+    /// kanon's hierarchies (GeoNames cities, countries and their UN regions, demonyms,
+    /// organisation kinds): true by construction.
+    KnowledgeGraph,
 }
 
 /// Why a proposed candidate was not kept.

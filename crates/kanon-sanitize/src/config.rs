@@ -115,6 +115,20 @@ pub enum GuessFilter {
     Strict,
 }
 
+/// Where generalizations come from (dates always climb the date ladder).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CandidateSources {
+    /// kanon's hierarchies first (true by construction), then the model's; the hierarchies alone
+    /// when no model is given.
+    #[default]
+    Both,
+    /// The model only (INTACT as published).
+    Model,
+    /// kanon's hierarchies only: no model needed to generalize.
+    KnowledgeGraph,
+}
+
 /// When two words of a named entity's original and a guess spell the same name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
@@ -148,6 +162,8 @@ pub struct SanitizerConfig {
     /// Token budget of one model answer (INTACT: 512; five short phrases fit in 48, but a model
     /// that explains itself is cut off mid-list).
     pub max_tokens: u32,
+    /// Where generalizations come from.
+    pub candidate_sources: CandidateSources,
     /// How generalizations are asked for.
     pub generation_prompt: GenerationPrompt,
     /// How the attacker is asked.
@@ -181,6 +197,7 @@ impl Default for SanitizerConfig {
             temperature: 0.3,
             seed: 0,
             max_tokens: 512,
+            candidate_sources: CandidateSources::Both,
             generation_prompt: GenerationPrompt::Paper,
             attack_prompt: AttackPrompt::Paper,
             representative: Representative::First,
@@ -304,6 +321,10 @@ impl SanitizerConfigBuilder {
         self.config.ngram_match = rule;
         self
     }
+    pub fn candidate_sources(mut self, sources: CandidateSources) -> Self {
+        self.config.candidate_sources = sources;
+        self
+    }
     pub fn generation_prompt(mut self, prompt: GenerationPrompt) -> Self {
         self.config.generation_prompt = prompt;
         self
@@ -322,8 +343,10 @@ impl SanitizerConfigBuilder {
     }
     /// Every kanon variant at once, as kanon ran before INTACT's defaults: greedy, 48 tokens, the
     /// one-shot generation prompt, the zero-shot attack, the longest mention, strict guesses,
-    /// candidate words ignored, Dice ≥ 0.6.
+    /// candidate words ignored, Dice ≥ 0.6 — and the model as the only source of candidates, as
+    /// before the hierarchies.
     pub fn kanon_variants(mut self) -> Self {
+        self.config.candidate_sources = CandidateSources::Model;
         self.config.temperature = 0.0;
         self.config.max_tokens = 48;
         self.config.generation_prompt = GenerationPrompt::OneShotExample;

@@ -44,6 +44,7 @@ pub mod group;
 pub mod job;
 pub mod lemma;
 pub mod matching;
+pub mod ontology;
 pub mod parse;
 pub mod prompt;
 pub mod render;

@@ -11,8 +11,8 @@ use crate::audit::{
     CandidateSource, Rejection,
 };
 use crate::config::{
-    AttackPrompt, DirectStyle, GenerationPrompt, GuessFilter, Representative, SanitizerConfig,
-    Strategy,
+    AttackPrompt, CandidateSources, DirectStyle, GenerationPrompt, GuessFilter, Representative,
+    SanitizerConfig, Strategy,
 };
 use crate::coverage::{merge_overlaps, propagate, surviving_masked_strings};
 use crate::date::parse_date;
@@ -108,6 +108,10 @@ pub struct SanitizeStats {
     pub no_candidate_spans: u64,
     /// Date entities whose candidates came from the rule-based ladder.
     pub ladder_entities: u64,
+    /// Entities that got candidates from kanon's hierarchies (cities, countries, demonyms,
+    /// organisations).
+    #[serde(default)]
+    pub kg_entities: u64,
     /// Candidates that were dropped: they contained a masked mention or a distinctive word of one,
     /// copied the prompt's example, or were unfinished (`the head of the government of`).
     pub rejected_candidates: u64,
@@ -134,6 +138,7 @@ impl SanitizeStats {
         self.all_guessed_spans += other.all_guessed_spans;
         self.no_candidate_spans += other.no_candidate_spans;
         self.ladder_entities += other.ladder_entities;
+        self.kg_entities += other.kg_entities;
         self.rejected_candidates += other.rejected_candidates;
         self.generation_calls += other.generation_calls;
         self.attack_calls += other.attack_calls;
@@ -467,50 +472,82 @@ impl<'m> Sanitizer<'m> {
             return Ok((Vec::new(), Vec::new()));
         };
         let surface = &surfaces[representative];
-        let (proposed, source) = match parse_date(surface)
-            .filter(|_| group.entity_type == EntityType::Datetime)
-        {
+        let ladder = parse_date(surface).filter(|_| group.entity_type == EntityType::Datetime);
+        let source_of_all = if ladder.is_some() {
+            CandidateSource::DateLadder
+        } else {
+            CandidateSource::Model
+        };
+        let proposed: Vec<(String, CandidateSource)> = match ladder {
             Some(date) => {
                 stats.ladder_entities += 1;
-                (
-                    date.ladder(self.config.candidates),
-                    CandidateSource::DateLadder,
-                )
+                date.ladder(self.config.candidates)
+                    .into_iter()
+                    .map(|rung| (rung, CandidateSource::DateLadder))
+                    .collect()
             }
             None => {
+                let sources = self.config.candidate_sources;
                 let span = mentions[representative].span;
-                let messages = match self.config.generation_prompt {
-                    GenerationPrompt::Paper => {
-                        let (sentence, at) =
-                            prompt::sentence_around_marked(text, span.start, span.end, 400);
-                        prompt::paper_generation_messages(
-                            self.config.candidates,
-                            &sentence,
-                            at,
-                            surface,
-                        )
-                    }
-                    GenerationPrompt::OneShotExample => {
-                        let sentence = prompt::sentence_around(text, span.start, span.end, 400);
-                        prompt::generalization_messages(
-                            group.entity_type,
-                            self.config.candidates,
-                            &sentence,
-                            surface,
-                        )
-                    }
-                };
-                let answer = self.ask(messages, group.entity_type)?;
-                stats.generation_calls += 1;
-                // Parse a few more than needed: some will be filtered out below.
-                let parsed = parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
-                (parsed, CandidateSource::Model)
+                // `a city in Norway` cannot stand where the span is a modifier (`an Oslo suburb`);
+                // a demonym's rungs are adjectives, which can.
+                let noun_phrase_misfits =
+                    group.entity_type != EntityType::Dem && used_as_modifier(text, span.end);
+                let mut proposed: Vec<(String, CandidateSource)> =
+                    if sources == CandidateSources::Model || noun_phrase_misfits {
+                        Vec::new()
+                    } else {
+                        crate::ontology::kg_candidates(group.entity_type, surface)
+                            .into_iter()
+                            .map(|rung| (rung, CandidateSource::KnowledgeGraph))
+                            .collect()
+                    };
+                if !proposed.is_empty() {
+                    stats.kg_entities += 1;
+                }
+                // The hierarchies alone when they answer and no model is given.
+                let ask_model = sources != CandidateSources::KnowledgeGraph
+                    && (self.model.is_some() || proposed.is_empty());
+                if ask_model {
+                    let messages = match self.config.generation_prompt {
+                        GenerationPrompt::Paper => {
+                            let (sentence, at) =
+                                prompt::sentence_around_marked(text, span.start, span.end, 400);
+                            prompt::paper_generation_messages(
+                                self.config.candidates,
+                                &sentence,
+                                at,
+                                surface,
+                            )
+                        }
+                        GenerationPrompt::OneShotExample => {
+                            let sentence = prompt::sentence_around(text, span.start, span.end, 400);
+                            prompt::generalization_messages(
+                                group.entity_type,
+                                self.config.candidates,
+                                &sentence,
+                                surface,
+                            )
+                        }
+                    };
+                    let answer = self.ask(messages, group.entity_type)?;
+                    stats.generation_calls += 1;
+                    // Parse a few more than needed: some will be filtered out below.
+                    let parsed =
+                        parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
+                    proposed.extend(
+                        parsed
+                            .into_iter()
+                            .map(|candidate| (candidate, CandidateSource::Model)),
+                    );
+                }
+                proposed
             }
         };
-        let masked = MaskedStrings::new(group, mentions, surfaces, source);
+        let masked = MaskedStrings::new(group, mentions, surfaces, source_of_all);
         let mut kept: Vec<String> = Vec::new();
         let mut audit = Vec::with_capacity(proposed.len());
-        for candidate in proposed {
+        for (candidate, source) in proposed {
             let rejected = if masked.revealed_by(&candidate) {
                 Some(Rejection::RevealsOriginal)
             } else if source == CandidateSource::Model
@@ -814,6 +851,21 @@ fn leaking_groups(
         }
     }
     Ok(leaking)
+}
+
+/// Whether the word after character `end` of `text` is a content word in lower case, so that the
+/// span before it modifies it (`Oslo suburb`, `Bergen resident`).
+fn used_as_modifier(text: &str, end: usize) -> bool {
+    let rest: String = text.chars().skip(end).take(40).collect();
+    if !rest.starts_with(' ') {
+        return false;
+    }
+    let word: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic() || *c == '-')
+        .collect();
+    word.starts_with(char::is_lowercase) && !crate::lemma::is_stopword(&word)
 }
 
 /// A phrase cut off in the middle: it ends in a preposition, an article or a conjunction

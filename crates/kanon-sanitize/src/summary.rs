@@ -68,8 +68,11 @@ impl SanitizeSummary {
                 percent(stats.no_candidate_spans, selected),
             ));
             lines.push(format!(
-                "date ladder: {} entities; candidates dropped (revealing a masked string, copying the example, unfinished): {}; candidate replacements caught by the check after rendering: {}",
-                stats.ladder_entities, stats.rejected_candidates, stats.caught_leaks
+                "date ladder: {} entities; knowledge-graph candidates: {} entities; candidates dropped (revealing a masked string, copying the example, unfinished): {}; candidate replacements caught by the check after rendering: {}",
+                stats.ladder_entities,
+                stats.kg_entities,
+                stats.rejected_candidates,
+                stats.caught_leaks
             ));
         }
         let calls = stats.llm_calls();

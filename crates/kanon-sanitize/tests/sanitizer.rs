@@ -694,3 +694,78 @@ fn a_separate_attacker_answers_the_attacks() {
     assert_eq!(sanitized.document.text, "She lives in LOC 1.");
     assert_eq!(sanitized.document.edits[0].reason, Reason::AllGuessed);
 }
+
+#[test]
+fn knowledge_graph_candidates_come_first_and_need_no_model() {
+    use kanon_sanitize::audit::CandidateSource;
+    use kanon_sanitize::config::CandidateSources;
+    let text = "The Norwegian painter was born in Bergen and died in Oslo.";
+    let spans = mentions(
+        text,
+        &[
+            ("Norwegian", EntityType::Dem),
+            ("Bergen", EntityType::Loc),
+            ("Oslo", EntityType::Loc),
+        ],
+    );
+    // No model: the hierarchies alone, true by construction.
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .sanitize("kg", text, &spans)
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "The Northern European painter was born in a city in Norway and died in a city in Norway."
+    );
+    assert_eq!(sanitized.stats.kg_entities, 3);
+    assert!(sanitized.audit.entities.iter().all(|entity| {
+        entity
+            .candidates
+            .iter()
+            .all(|c| c.source == CandidateSource::KnowledgeGraph)
+    }));
+    // With a model: the hierarchy's rungs first, then the model's.
+    let model = ScriptedModel::new("kg").fallback("1. a coastal city\n2. a place");
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::LeastSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .sanitize("kg", text, &spans[1..2])
+        .unwrap();
+    let sources: Vec<CandidateSource> = sanitized.audit.entities[0]
+        .candidates
+        .iter()
+        .map(|c| c.source)
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            CandidateSource::KnowledgeGraph,
+            CandidateSource::KnowledgeGraph,
+            CandidateSource::KnowledgeGraph,
+            CandidateSource::KnowledgeGraph,
+            CandidateSource::Model,
+            CandidateSource::Model,
+        ]
+    );
+    assert!(sanitized.document.text.contains("born in a coastal city"));
+    // INTACT as published: the model only.
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .candidate_sources(CandidateSources::Model)
+        .build()
+        .unwrap();
+    let err = Sanitizer::new(config)
+        .unwrap()
+        .sanitize("kg", text, &spans)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("needs a language model"), "{err}");
+}
