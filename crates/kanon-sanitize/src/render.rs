@@ -17,8 +17,11 @@ pub struct Replacement {
     pub text: String,
     /// Wraps the replacement in `[[…]]`: how the attacker is shown the candidate under attack.
     pub bracketed: bool,
-    /// A label kanon wrote (`PERSON 2`), not a phrase: it takes no article.
+    /// A label kanon wrote (`PERSON 2`), not a phrase: a person's takes no article.
     pub label: bool,
+    /// The label a generalizing strategy fell back to: where a label would not read as prose, it
+    /// is worded (`QUANTITY 1 films` → `a number of films`).
+    pub fallback: bool,
 }
 
 const PREPOSITIONS: &[&str] = &[
@@ -68,6 +71,15 @@ pub fn takes_an(phrase: &str) -> bool {
         return false;
     }
     lower.starts_with(['a', 'e', 'i', 'o', 'u'])
+}
+
+/// Whether the text after a quantity goes on with a noun it counts (` films`, ` people`).
+fn counts_a_noun(rest: &[char]) -> bool {
+    let Some((&first, rest)) = rest.split_first() else {
+        return false;
+    };
+    let word: String = rest.iter().take_while(|c| c.is_alphabetic()).collect();
+    first == ' ' && word.starts_with(char::is_lowercase) && !crate::lemma::is_stopword(&word)
 }
 
 /// Whether a label stands for a person or a code, which takes no article (`the PERSON 2`).
@@ -206,6 +218,12 @@ pub fn render_with_ranges(
             }
             ranges.push(out.len()..out.len());
             continue;
+        }
+        if replacement.fallback
+            && replacement.entity_type == EntityType::Quantity
+            && counts_a_noun(&chars[cursor.min(chars.len())..])
+        {
+            phrase = "a number of".to_owned();
         }
         // A possessive inside the span (`Todd Hollenbach's`) stays with the replacement.
         let original: String = chars[replacement.start.min(chars.len())..cursor]

@@ -924,6 +924,8 @@ fn replacements(
                 !plan.shows_a_candidate() && !plan.replacement.is_empty(),
             ),
         };
+        // A generalizing strategy fell back to the label: the renderer may word it for prose.
+        let fallback = matches!(plan.reason, Reason::AllGuessed | Reason::NoCandidates);
         for &mention in &group.mentions {
             replacements.push(Replacement {
                 start: mentions[mention].span.start,
@@ -932,6 +934,7 @@ fn replacements(
                 text: text.clone(),
                 bracketed,
                 label,
+                fallback: fallback && !bracketed,
             });
         }
     }

@@ -17,6 +17,7 @@ fn one(text: &str, phrase: &str, entity_type: EntityType, with: &str, label: boo
             text: with.to_owned(),
             bracketed: false,
             label,
+            fallback: label,
         }],
     )
 }
@@ -147,6 +148,23 @@ fn the_readme_examples_and_a_dozen_more() {
             true,
             "She joined the ORG 1.",
         ),
+        // A quantity the generalizer could not replace, before the noun it counts.
+        (
+            "He directed 87 films between 1915 and 1949.",
+            "87",
+            Quantity,
+            "QUANTITY 1",
+            true,
+            "He directed a number of films between 1915 and 1949.",
+        ),
+        (
+            "The population was 4,312.",
+            "4,312",
+            Quantity,
+            "QUANTITY 1",
+            true,
+            "The population was QUANTITY 1.",
+        ),
         // A preposition between the determiner and the span is no modifier.
         (
             "It is the first of Oslo's kind.",
@@ -179,6 +197,7 @@ fn ranges_say_where_each_replacement_landed_after_touch_ups() {
             text: "PERSON 1".into(),
             bracketed: false,
             label: true,
+            fallback: false,
         },
         Replacement {
             start: 10,
@@ -187,6 +206,7 @@ fn ranges_say_where_each_replacement_landed_after_touch_ups() {
             text: "eastern Norwegian".into(),
             bracketed: false,
             label: false,
+            fallback: false,
         },
         Replacement {
             start: 24,
@@ -195,6 +215,7 @@ fn ranges_say_where_each_replacement_landed_after_touch_ups() {
             text: "a city".into(),
             bracketed: false,
             label: false,
+            fallback: false,
         },
     ];
     let (out, ranges) = render_with_ranges(text, &replacements);
