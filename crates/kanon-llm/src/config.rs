@@ -35,6 +35,10 @@ pub enum LlmConfig {
         /// The largest context; the model's own when absent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_context: Option<u32>,
+        /// Keep a prompt's KV cells for the next request and read only what it does not share
+        /// (answers are the same either way; `false` to measure what the reuse saves).
+        #[serde(default = "reuse_by_default", skip_serializing_if = "is_true")]
+        reuse_prompt_prefix: bool,
     },
     /// An OpenAI-compatible endpoint.
     Http {
@@ -91,6 +95,7 @@ impl LlmConfig {
                 model: model.map_or_else(default_embedded_model, str::to_owned),
                 threads: None,
                 max_context: None,
+                reuse_prompt_prefix: true,
             });
         }
         if llm.starts_with("http://") || llm.starts_with("https://") {
@@ -138,6 +143,14 @@ impl LlmConfig {
     }
 }
 
+fn reuse_by_default() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
+}
+
 impl Default for LlmConfig {
     /// The embedded default model.
     fn default() -> Self {
@@ -145,6 +158,7 @@ impl Default for LlmConfig {
             model: default_embedded_model(),
             threads: None,
             max_context: None,
+            reuse_prompt_prefix: true,
         }
     }
 }
@@ -158,7 +172,8 @@ pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
             model,
             threads,
             max_context,
-        } => open_embedded(model, *threads, *max_context),
+            reuse_prompt_prefix,
+        } => open_embedded(model, *threads, *max_context, *reuse_prompt_prefix),
         LlmConfig::Http {
             url,
             model,
@@ -230,6 +245,7 @@ pub fn open_scorer(config: &LlmConfig) -> Result<Box<dyn crate::TextScorer>> {
             model,
             threads,
             max_context,
+            ..
         } => scoring_model(model, *threads, *max_context),
         LlmConfig::Http { url, .. } => Err(Error::load(
             url,
@@ -248,11 +264,13 @@ fn embedded_model(
     model: &str,
     threads: Option<usize>,
     max_context: Option<u32>,
+    reuse_prompt_prefix: bool,
 ) -> Result<crate::EmbeddedModel> {
     let path = resolve_gguf(model)?;
     let options = crate::EmbeddedOptions {
         threads,
         max_context,
+        reuse_prompt_prefix,
         ..crate::EmbeddedOptions::default()
     };
     crate::EmbeddedModel::open_with(path, options)
@@ -263,8 +281,14 @@ fn open_embedded(
     model: &str,
     threads: Option<usize>,
     max_context: Option<u32>,
+    reuse_prompt_prefix: bool,
 ) -> Result<Box<dyn ChatModel>> {
-    Ok(Box::new(embedded_model(model, threads, max_context)?))
+    Ok(Box::new(embedded_model(
+        model,
+        threads,
+        max_context,
+        reuse_prompt_prefix,
+    )?))
 }
 
 #[cfg(feature = "embedded")]
@@ -273,7 +297,13 @@ fn scoring_model(
     threads: Option<usize>,
     max_context: Option<u32>,
 ) -> Result<Box<dyn crate::TextScorer>> {
-    Ok(Box::new(embedded_model(model, threads, max_context)?))
+    // Scoring reads whole texts in windows: nothing to reuse.
+    Ok(Box::new(embedded_model(
+        model,
+        threads,
+        max_context,
+        false,
+    )?))
 }
 
 #[cfg(not(feature = "embedded"))]
@@ -290,6 +320,7 @@ fn open_embedded(
     model: &str,
     _threads: Option<usize>,
     _max_context: Option<u32>,
+    _reuse_prompt_prefix: bool,
 ) -> Result<Box<dyn ChatModel>> {
     Err(no_runtime(model))
 }
@@ -317,7 +348,8 @@ mod tests {
             LlmConfig::Embedded {
                 model: DEFAULT_EMBEDDED_MODEL.into(),
                 threads: None,
-                max_context: None
+                max_context: None,
+                reuse_prompt_prefix: true,
             }
         );
         assert!(matches!(
@@ -338,7 +370,8 @@ mod tests {
             LlmConfig::Embedded {
                 model: DEFAULT_EMBEDDED_MODEL.into(),
                 threads: Some(2),
-                max_context: None
+                max_context: None,
+                reuse_prompt_prefix: true,
             }
         );
         let json = serde_json::to_string(&config).unwrap();

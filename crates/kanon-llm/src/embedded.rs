@@ -19,6 +19,10 @@
 //!   `<|im_end|>` or `<|im_start|>system` cannot open a turn of its own.
 //! - The prompt is evaluated once for all `n` choices (its KV cells are shared), then the `n`
 //!   sequences are decoded together, one token each per batch.
+//! - A one-choice request reuses a warm context: the KV cells of the longest prefix it shares
+//!   with the previous request's tokens are kept and only the rest of the prompt is read, as
+//!   llama.cpp's server does with prompt caching. Prompts that open alike (the same instruction,
+//!   the same document up to the span under attack) are read once.
 //! - Sampling is done here rather than by llama.cpp's samplers so that it is reproducible and its
 //!   probabilities are known: greedy (the lowest-id maximum) when `temperature == 0`, else softmax
 //!   at that temperature restricted to the top-`top_p` nucleus, drawn from ChaCha8 seeded by
@@ -37,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
+use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -53,8 +58,14 @@ use crate::{
     ScoredToken, TextScorer, TokenLogprob, Usage,
 };
 
-/// Tokens per `llama_decode` call while reading the prompt.
+/// Tokens per `llama_decode` call while reading a text to score.
 const PROMPT_BATCH: usize = 512;
+/// A prompt is read in blocks of this many tokens at positions aligned to it, whether or not a
+/// warm context holds a prefix: a block's KV cells are then computed by the same kernels on the
+/// same batch either way (llama.cpp's kernels depend on the batch size, and a small model's
+/// greedy answer can turn on the last bit of a logit), so reuse changes no answer. Only whole
+/// blocks of a previous prompt are reused.
+const PROMPT_BLOCK: usize = 64;
 /// Marks a message's place in the rendered template; the private-use characters keep it apart from
 /// anything a template writes.
 const MARK_OPEN: char = '\u{E000}';
@@ -73,6 +84,9 @@ pub struct EmbeddedOptions {
     /// while they wait for work, so two generations sharing cores are slower together than one
     /// after the other: keep this at 1 unless `threads × max_in_flight` ≤ cores.
     pub max_in_flight: usize,
+    /// Keeps the KV cells of a one-choice request's prompt for the next request and reads only
+    /// what the next prompt does not share with it.
+    pub reuse_prompt_prefix: bool,
 }
 
 impl Default for EmbeddedOptions {
@@ -81,6 +95,7 @@ impl Default for EmbeddedOptions {
             threads: None,
             max_context: None,
             max_in_flight: 1,
+            reuse_prompt_prefix: true,
         }
     }
 }
@@ -96,12 +111,21 @@ pub struct Timings {
     pub generated_tokens: usize,
     /// Sampling and decoding after the prompt.
     pub generation_seconds: f64,
+    /// Prompt tokens whose KV cells a warm context already held (not read again).
+    #[serde(default)]
+    pub reused_prompt_tokens: usize,
 }
 
-/// A GGUF chat model loaded once and shared by every thread; each request gets its own llama.cpp
-/// context, so requests never see each other's state.
+/// A GGUF chat model loaded once and shared by every thread. A request gets a llama.cpp context of
+/// its own, or (one choice, prefix reuse on) a warm one whose KV cells past the prefix it shares
+/// with the previous prompt are cleared first, so requests never see each other's state.
 pub struct EmbeddedModel {
-    model: LlamaModel,
+    /// Lives for the process: warm contexts borrow it. Its weights are mapped from the file, so
+    /// what stays after the model is dropped is address space, not memory in use.
+    model: &'static LlamaModel,
+    /// Contexts kept warm for prefix reuse, with the tokens their KV cells hold (sequence 0).
+    warm: Mutex<Vec<WarmContext>>,
+    reuse_prompt_prefix: bool,
     template: LlamaChatTemplate,
     path: PathBuf,
     name: String,
@@ -198,7 +222,9 @@ impl EmbeddedModel {
                 .max_context
                 .unwrap_or(n_ctx_train)
                 .clamp(1, n_ctx_train),
-            model,
+            model: Box::leak(Box::new(model)),
+            warm: Mutex::new(Vec::new()),
+            reuse_prompt_prefix: options.reuse_prompt_prefix,
             template,
             path: path.to_owned(),
             name,
@@ -333,6 +359,13 @@ impl EmbeddedModel {
             .ok_or_else(|| Error::InvalidRequest("the context would be too large".into()))?;
         let threads = i32::try_from(self.threads).unwrap_or(i32::MAX);
         let n_seq = i32::try_from(n).map_err(|_| Error::InvalidRequest(format!("n = {n}")))?;
+        let warm = n == 1 && self.reuse_prompt_prefix;
+        // A warm context holds any request that fits the model's context.
+        let n_ctx = if warm {
+            NonZeroU32::new(self.max_context).unwrap_or(n_ctx)
+        } else {
+            n_ctx
+        };
         let params = LlamaContextParams::default()
             .with_n_ctx(Some(n_ctx))
             .with_n_batch(PROMPT_BATCH.max(n) as u32)
@@ -344,30 +377,37 @@ impl EmbeddedModel {
             .with_n_threads_batch(threads);
 
         let started = Instant::now();
-        let mut ctx = {
-            let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
-            self.model.new_context(backend()?, params).map_err(|err| {
-                Error::backend_from(
-                    &backend_name,
-                    format!("creating a context of {n_ctx} tokens"),
-                    err,
-                )
-            })?
+        let reused = if warm { self.take_warm(prompt) } else { None };
+        let (mut ctx, kept) = match reused {
+            Some((ctx, kept)) => (ctx, kept),
+            None => {
+                let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+                let ctx = self.model.new_context(backend()?, params).map_err(|err| {
+                    Error::backend_from(
+                        &backend_name,
+                        format!("creating a context of {n_ctx} tokens"),
+                        err,
+                    )
+                })?;
+                (ctx, 0)
+            }
         };
         let mut timings = Timings {
             setup_seconds: started.elapsed().as_secs_f64(),
             prompt_tokens: prompt.len(),
+            reused_prompt_tokens: kept,
             ..Timings::default()
         };
 
-        // The prompt belongs to every choice's sequence: evaluated once, cached once.
+        // The prompt belongs to every choice's sequence: evaluated once, cached once. A warm
+        // context already holds its first `kept` tokens.
         let started = Instant::now();
         let all_seqs: Vec<i32> = (0..n_seq).collect();
         let mut batch = LlamaBatch::new(PROMPT_BATCH.max(n), n_seq);
         let mut last_logits = 0;
-        for (chunk_index, chunk) in prompt.chunks(PROMPT_BATCH).enumerate() {
+        for (chunk_index, chunk) in prompt[kept..].chunks(PROMPT_BLOCK).enumerate() {
             batch.clear();
-            let base = chunk_index * PROMPT_BATCH;
+            let base = kept + chunk_index * PROMPT_BLOCK;
             for (offset, &token) in chunk.iter().enumerate() {
                 let position = base + offset;
                 let last = position + 1 == prompt.len();
@@ -398,6 +438,7 @@ impl EmbeddedModel {
                     logprobs: Vec::new(),
                     generated: 0,
                     cut: None,
+                    decoded: Vec::new(),
                 }
             })
             .collect();
@@ -456,6 +497,7 @@ impl EmbeddedModel {
                     .add(token, position, &[seq_id as i32], true)
                     .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
                 seq.logits_at = batch.n_tokens() - 1;
+                seq.decoded.push(token);
             }
             if batch.n_tokens() == 0 {
                 break;
@@ -464,6 +506,19 @@ impl EmbeddedModel {
                 .map_err(|err| Error::backend_from(&backend_name, "generating", err))?;
         }
         timings.generation_seconds = started.elapsed().as_secs_f64();
+        if warm {
+            // The KV cells now hold the prompt and every generated token that was decoded.
+            let mut tokens = prompt.to_vec();
+            tokens.extend_from_slice(&sequences[0].decoded);
+            self.warm
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(WarmContext {
+                    ctx,
+                    tokens,
+                    prompt_len: prompt.len(),
+                });
+        }
 
         let choices = sequences
             .into_iter()
@@ -639,7 +694,56 @@ impl ChatModel for EmbeddedModel {
     }
 }
 
+/// A context kept for prefix reuse and the tokens its KV cells hold.
+struct WarmContext {
+    ctx: LlamaContext<'static>,
+    tokens: Vec<LlamaToken>,
+    /// The first `prompt_len` tokens were read as a prompt (in aligned blocks); the rest were
+    /// generated one at a time.
+    prompt_len: usize,
+}
+
+impl EmbeddedModel {
+    /// The warm context sharing the longest prefix with `prompt`, its cells past the last whole
+    /// prompt block of that prefix cleared, and how many prompt tokens it holds; `None` when there
+    /// is none.
+    fn take_warm(&self, prompt: &[LlamaToken]) -> Option<(LlamaContext<'static>, usize)> {
+        let shared = |tokens: &[LlamaToken]| {
+            tokens
+                .iter()
+                .zip(prompt)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let WarmContext {
+            mut ctx,
+            tokens,
+            prompt_len,
+        } = {
+            let mut pool = self.warm.lock().unwrap_or_else(PoisonError::into_inner);
+            let best = (0..pool.len()).max_by_key(|&i| shared(&pool[i].tokens))?;
+            pool.swap_remove(best)
+        };
+        // Whole prompt blocks only, and one token at least left to read for its logits.
+        let kept = shared(&tokens[..prompt_len]).min(prompt.len().saturating_sub(1));
+        let kept = kept / PROMPT_BLOCK * PROMPT_BLOCK;
+        // Everything past the shared prefix goes; should llama.cpp refuse, all of it goes.
+        let cleared = u32::try_from(kept)
+            .ok()
+            .and_then(|from| ctx.clear_kv_cache_seq(Some(0), Some(from), None).ok())
+            .unwrap_or(false);
+        if cleared {
+            Some((ctx, kept))
+        } else {
+            ctx.clear_kv_cache();
+            Some((ctx, 0))
+        }
+    }
+}
+
 struct Sequence {
+    /// Tokens added to a batch and decoded, in order (their KV cells follow the prompt's).
+    decoded: Vec<LlamaToken>,
     rng: ChaCha8Rng,
     /// Where this sequence's logits are in the last decoded batch.
     logits_at: i32,

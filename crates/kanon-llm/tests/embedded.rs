@@ -217,3 +217,62 @@ fn the_real_model_scores_every_token_of_a_text() {
     assert_eq!(model.token_logprobs(text).unwrap(), tokens);
     assert!(model.token_logprobs("").unwrap().is_empty());
 }
+
+#[test]
+fn a_warm_context_reads_only_the_new_part_of_a_prompt_and_answers_the_same() {
+    if smollm2().is_none() {
+        return;
+    }
+    // Models of their own: the shared one's warm context serves the other tests at once.
+    let path = kanon_llm::config::resolve_gguf("smollm2-135m-instruct").unwrap();
+    let open = |reuse_prompt_prefix: bool| {
+        EmbeddedModel::open_with(
+            &path,
+            EmbeddedOptions {
+                threads: Some(2),
+                reuse_prompt_prefix,
+                ..EmbeddedOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let (warm, cold) = (open(true), open(false));
+    // Long enough for several prompt blocks before the later brackets.
+    let document = "Lilian Trosterud was born in Bergen in 1955 and grew up by the harbour with two \
+                    brothers and a sister. She studied law at the University of Oslo, wrote a thesis \
+                    on maritime contracts, and was admitted to the bar in 1981. She worked for \
+                    Equinor for twenty years, first as counsel and then as head of its legal \
+                    department, and sat on the boards of two shipping companies. In 2004 she \
+                    moved to Stavanger, and in 2010 to Tromsø, where she taught at the university \
+                    until 2019.";
+    let attack = |marked: &str, temperature: f32| {
+        ChatRequest::new(vec![
+            Message::system("You are a privacy auditor. Answer with a list only."),
+            Message::user(format!(
+                "Guess the phrase behind [[ ]]: five guesses, one per line.\n{}",
+                document.replace(marked, "[[a place]]")
+            )),
+        ])
+        .max_tokens(32)
+        .temperature(temperature)
+        .seed(3)
+    };
+    // The same document with the bracket further and further in, a repeat, then sampling.
+    let requests = [
+        attack("Bergen", 0.0),
+        attack("Equinor", 0.0),
+        attack("Tromsø", 0.0),
+        attack("Tromsø", 0.0),
+        attack("Stavanger", 0.3),
+        question(),
+    ];
+    let mut reused = 0;
+    for request in &requests {
+        let (warm_answer, timings) = warm.chat_timed(request).unwrap();
+        let (cold_answer, cold_timings) = cold.chat_timed(request).unwrap();
+        assert_eq!(cold_timings.reused_prompt_tokens, 0);
+        assert_eq!(warm_answer.choices[0].text, cold_answer.choices[0].text);
+        reused += timings.reused_prompt_tokens;
+    }
+    assert!(reused >= 256, "only {reused} prompt tokens reused");
+}
