@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::{ChatModel, ChatRequest, ChatResponse, Choice, Error, ModelId, Result, Role, Usage};
+use crate::{ChatModel, ChatRequest, ChatResponse, Choice, Error, ModelId, Result, Usage};
 
 /// Answers with the reply of the first rule whose needle the last user message contains, else
 /// with the fallback, else an error. Counts its calls so tests can assert on them.
@@ -46,13 +46,7 @@ impl ChatModel for ScriptedModel {
     }
 
     fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        let prompt = request
-            .messages
-            .iter()
-            .rev()
-            .find(|message| message.role == Role::User)
-            .map(|message| message.content.as_str())
-            .unwrap_or("");
+        let prompt = request.last_user_message();
         let reply = self
             .rules
             .iter()

@@ -97,6 +97,16 @@ impl ChatRequest {
 
     /// The checks every real backend makes before it spends time on a request: at least one
     /// message and one choice, a finite temperature ≥ 0 and a top-p in (0, 1].
+    /// The text of the last user message (empty when there is none): what a scripted model or a
+    /// test keys its answer on.
+    pub fn last_user_message(&self) -> &str {
+        self.messages
+            .iter()
+            .rev()
+            .find(|message| message.role == Role::User)
+            .map_or("", |message| message.content.as_str())
+    }
+
     pub fn validate(&self) -> crate::Result<()> {
         let invalid = |message: String| Err(crate::Error::InvalidRequest(message));
         if self.messages.is_empty() {

@@ -73,12 +73,16 @@ pub fn takes_an(phrase: &str) -> bool {
     lower.starts_with(['a', 'e', 'i', 'o', 'u'])
 }
 
-/// Whether the text after a quantity goes on with a noun it counts (` films`, ` people`).
-fn counts_a_noun(rest: &[char]) -> bool {
+/// Whether the text after a span goes on, after one space, with a lower-case content word that
+/// the span modifies or counts (` suburb` after `Oslo`, ` films` after `87`).
+pub(crate) fn followed_by_content_word(rest: &[char]) -> bool {
     let Some((&first, rest)) = rest.split_first() else {
         return false;
     };
-    let word: String = rest.iter().take_while(|c| c.is_alphabetic()).collect();
+    let word: String = rest
+        .iter()
+        .take_while(|c| c.is_alphabetic() || **c == '-')
+        .collect();
     first == ' ' && word.starts_with(char::is_lowercase) && !crate::lemma::is_stopword(&word)
 }
 
@@ -221,7 +225,7 @@ pub fn render_with_ranges(
         }
         if replacement.fallback
             && replacement.entity_type == EntityType::Quantity
-            && counts_a_noun(&chars[cursor.min(chars.len())..])
+            && followed_by_content_word(&chars[cursor.min(chars.len())..])
         {
             phrase = "a number of".to_owned();
         }

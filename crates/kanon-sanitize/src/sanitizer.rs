@@ -285,10 +285,18 @@ impl<'m> Sanitizer<'m> {
         if self.config.strategy == Strategy::Intact {
             self.select_by_attack(text, &groups, &mentions, &surfaces, &mut plans, &mut stats)?;
         }
+        let mut group_of = vec![0; mentions.len()];
+        for (index, group) in groups.iter().enumerate() {
+            for &mention in &group.mentions {
+                group_of[mention] = index;
+            }
+        }
         let (sanitized_text, ranges) = loop {
             let shown = replacements(&groups, &mentions, &plans, None);
             let (rendered, ranges) = render_with_ranges(text, &shown);
-            let leaking = leaking_groups(text, &groups, &mentions, &plans, &rendered, &ranges);
+            let leaking = leaking_groups(
+                text, &groups, &group_of, &mentions, &plans, &rendered, &ranges,
+            );
             match leaking {
                 Err(()) => {
                     return Err(Error::Leak {
@@ -310,12 +318,6 @@ impl<'m> Sanitizer<'m> {
             }
         };
         let rendered: Vec<char> = sanitized_text.chars().collect();
-        let mut group_of = vec![0; mentions.len()];
-        for (index, group) in groups.iter().enumerate() {
-            for &mention in &group.mentions {
-                group_of[mention] = index;
-            }
-        }
         let mut edits = Vec::with_capacity(mentions.len());
         // `replacements` lists mentions by start, as `mentions` are: one range per mention.
         for (index, mention) in mentions.iter().enumerate() {
@@ -819,17 +821,12 @@ fn distinctive_words(surface: &str) -> impl Iterator<Item = &str> {
 fn leaking_groups(
     text: &str,
     groups: &[EntityGroup],
+    group_of: &[usize],
     mentions: &[Mention],
     plans: &[Plan],
     rendered: &str,
     ranges: &[std::ops::Range<usize>],
 ) -> std::result::Result<Vec<usize>, ()> {
-    let mut group_of = vec![0; mentions.len()];
-    for (index, group) in groups.iter().enumerate() {
-        for &mention in &group.mentions {
-            group_of[mention] = index;
-        }
-    }
     let mut leaking = Vec::new();
     for survivor in surviving_masked_strings(text, mentions, rendered, ranges) {
         if !survivor.in_replacement {
@@ -853,19 +850,11 @@ fn leaking_groups(
     Ok(leaking)
 }
 
-/// Whether the word after character `end` of `text` is a content word in lower case, so that the
-/// span before it modifies it (`Oslo suburb`, `Bergen resident`).
+/// Whether the span ending at character `end` of `text` modifies the word after it (`Oslo
+/// suburb`, `Bergen resident`).
 fn used_as_modifier(text: &str, end: usize) -> bool {
-    let rest: String = text.chars().skip(end).take(40).collect();
-    if !rest.starts_with(' ') {
-        return false;
-    }
-    let word: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_alphabetic() || *c == '-')
-        .collect();
-    word.starts_with(char::is_lowercase) && !crate::lemma::is_stopword(&word)
+    let rest: Vec<char> = text.chars().skip(end).take(40).collect();
+    crate::render::followed_by_content_word(&rest)
 }
 
 /// A phrase cut off in the middle: it ends in a preposition, an article or a conjunction

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use kanon_core::EntityType;
-use kanon_llm::{ChatModel, ChatRequest, ChatResponse, Choice, ModelId, Role, Usage};
+use kanon_llm::{ChatModel, ChatRequest, ChatResponse, Choice, ModelId, Usage};
 use kanon_sanitize::coverage::surviving_masked_strings;
 use kanon_sanitize::{Mention, Reason, Sanitizer, SanitizerConfig, Strategy};
 
@@ -22,13 +22,7 @@ impl ChatModel for LeakyModel {
     }
 
     fn chat(&self, request: &ChatRequest) -> kanon_llm::Result<ChatResponse> {
-        let prompt = request
-            .messages
-            .iter()
-            .rev()
-            .find(|message| message.role == Role::User)
-            .map(|message| message.content.as_str())
-            .unwrap_or("");
+        let prompt = request.last_user_message();
         let line = |key: &str| {
             prompt
                 .lines()

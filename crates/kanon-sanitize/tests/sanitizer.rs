@@ -197,14 +197,7 @@ impl<M: ChatModel> ChatModel for Recording<M> {
         self.inner.id()
     }
     fn chat(&self, request: &ChatRequest) -> kanon_llm::Result<ChatResponse> {
-        let prompt = request
-            .messages
-            .iter()
-            .rev()
-            .find(|message| message.role == Role::User)
-            .unwrap()
-            .content
-            .clone();
+        let prompt = request.last_user_message().to_owned();
         self.prompts.lock().unwrap().push(prompt);
         self.inner.chat(request)
     }
