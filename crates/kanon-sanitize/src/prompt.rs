@@ -131,6 +131,16 @@ fn generalization_request(count: usize, sentence: &str, phrase: &str) -> String 
     )
 }
 
+/// A worked example's answer: its first `count` items as a numbered list, one per line.
+fn numbered_answer(items: &[&str], count: usize) -> String {
+    items[..count.min(items.len())]
+        .iter()
+        .enumerate()
+        .map(|(i, item)| format!("{}. {item}", i + 1))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Messages asking for `count` generalizations of `phrase` (of type `entity_type`) in `sentence`.
 pub fn generalization_messages(
     entity_type: EntityType,
@@ -139,12 +149,7 @@ pub fn generalization_messages(
     phrase: &str,
 ) -> Vec<Message> {
     let example = example(entity_type);
-    let shown = count.min(example.generalizations.len());
-    let answer: Vec<String> = example.generalizations[..shown]
-        .iter()
-        .enumerate()
-        .map(|(i, generalization)| format!("{}. {generalization}", i + 1))
-        .collect();
+    let answer = numbered_answer(&example.generalizations, count);
     vec![
         Message::system(GENERALIZER_SYSTEM),
         Message::user(generalization_request(
@@ -152,7 +157,7 @@ pub fn generalization_messages(
             example.sentence,
             example.phrase,
         )),
-        Message::assistant(answer.join("\n")),
+        Message::assistant(answer),
         Message::user(generalization_request(count, sentence, phrase)),
     ]
 }
@@ -224,15 +229,11 @@ pub fn paper_attack_messages(guesses: usize, document: &str) -> Vec<Message> {
         "8 August 1867",
         "30 January 1869",
     ];
-    let answer: Vec<String> = EXAMPLE_GUESSES[..guesses.min(EXAMPLE_GUESSES.len())]
-        .iter()
-        .enumerate()
-        .map(|(i, guess)| format!("{}. {guess}", i + 1))
-        .collect();
+    let answer = numbered_answer(&EXAMPLE_GUESSES, guesses);
     vec![
         Message::system(ATTACKER_SYSTEM),
         Message::user(attack_request(guesses, EXAMPLE, true)),
-        Message::assistant(answer.join("\n")),
+        Message::assistant(answer),
         Message::user(attack_request(guesses, document, true)),
     ]
 }
