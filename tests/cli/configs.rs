@@ -63,3 +63,26 @@ fn the_http_example_names_an_openai_compatible_server() {
     };
     check_example("llm-http.toml", &config);
 }
+
+#[test]
+fn the_run_configs_load_and_give_every_stage_its_inputs() {
+    use kanon_pipeline::{Pipeline, RunConfig, Stage};
+    let expected: [(&str, &[Stage]); 5] = [
+        ("demo.toml", &Stage::ALL),
+        ("corpus.toml", &[Stage::Kg, Stage::Index, Stage::Label]),
+        ("detector.toml", &Stage::ALL),
+        ("wiki553.toml", &[Stage::Sanitize, Stage::Eval]),
+        ("tab.toml", &[Stage::Sanitize, Stage::Eval]),
+    ];
+    for (name, stages) in expected {
+        let path = repo_root().join("configs").join(name);
+        let config = RunConfig::load_with(&path, &[]).unwrap();
+        let configured: Vec<Stage> = Stage::ALL
+            .into_iter()
+            .filter(|stage| config.has(*stage))
+            .collect();
+        assert_eq!(configured, stages, "{name}");
+        let dir = tempfile::tempdir().unwrap();
+        Pipeline::new(config, dir.path()).unwrap();
+    }
+}

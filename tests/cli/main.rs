@@ -8,5 +8,6 @@ mod eval;
 mod index;
 mod kg;
 mod label;
+mod run;
 mod sanitize;
 mod train_detect;

@@ -223,6 +223,50 @@ fn masking_strategies_open_no_model() {
     assert!(String::from_utf8_lossy(&failed.stderr).contains("unknown strategy \"greedy\""));
 }
 
+#[test]
+fn plain_text_in_plain_text_out() {
+    let fixture = Fixture::new();
+    let cases = fixture.path().join("cases");
+    std::fs::create_dir_all(cases.join("2003")).unwrap();
+    let doc = |id: &str| {
+        DOCS.lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .find(|d| d["id"] == id)
+            .unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    std::fs::write(cases.join("2003/a.txt"), doc("a")).unwrap();
+    std::fs::write(cases.join("b.txt"), doc("b")).unwrap();
+    let spans = SPANS.replace("\"id\": \"a\"", "\"id\": \"2003/a\"");
+    std::fs::write(fixture.path().join("case-spans.jsonl"), spans).unwrap();
+    ok_in(
+        &[
+            "sanitize",
+            "--docs",
+            "cases",
+            "--spans",
+            "case-spans.jsonl",
+            "--strategy",
+            "numbered-label",
+            "--out",
+            "sanitized.jsonl",
+        ],
+        fixture.path(),
+    );
+    let text = |path: &str| std::fs::read_to_string(fixture.path().join(path)).unwrap();
+    assert_eq!(
+        text("sanitized/2003/a.txt"),
+        "PERSON 1 was born in LOC 1 on DATETIME 1 and joined the ORG 1."
+    );
+    assert_eq!(
+        text("sanitized/b.txt"),
+        "PERSON 1 moved to MISC 1 in DATETIME 1."
+    );
+    assert!(text("sanitized.jsonl").contains("\"id\":\"2003/a\""));
+}
+
 const TAB: &str = r#"[{"doc_id": "t1", "text": "Lilian Trosterud (born 1962) met L. Trosterud's sister in Bergen.",
   "annotations": {
     "annotator1": {"entity_mentions": [

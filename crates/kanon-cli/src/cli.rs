@@ -47,6 +47,9 @@ pub enum Command {
     /// Benchmarks that report figures and check their own results.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Runs the stages a config names (KG → index → label → train → detect → sanitize → eval),
+    /// skipping those already done with the same inputs and resuming an interrupted one.
+    Run(RunArgs),
     /// Runs the main job on the bundled sample (kg/sample, corpora/sample) end to end.
     Quickstart(QuickstartArgs),
 }
@@ -259,7 +262,8 @@ pub struct DetectArgs {
     /// A checkpoint directory written by `kanon train`.
     #[arg(long)]
     pub model: PathBuf,
-    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
+    /// Documents: JSONL `{"id","text"}`, a TAB-schema JSON array, a `.txt` file, a directory of
+    /// `.txt` files, or `-` (standard input, one plain-text document)
     #[arg(long)]
     pub docs: PathBuf,
     #[arg(long)]
@@ -288,7 +292,8 @@ pub struct DetectArgs {
 /// Documents and spans for `kanon sanitize`.
 #[derive(Debug, Args)]
 pub struct SanitizeArgs {
-    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
+    /// Documents: JSONL `{"id","text"}`, a TAB-schema JSON array, a `.txt` file, a directory of
+    /// `.txt` files, or `-` (standard input, one plain-text document)
     #[arg(long)]
     pub docs: PathBuf,
     /// The spans to replace: JSONL `{"id","spans":[{"start","end","type",…}]}` (`kanon detect`).
@@ -339,6 +344,10 @@ pub struct SanitizeArgs {
     /// entity. As sensitive as the input: keep it where the input is kept.
     #[arg(long)]
     pub audit: Option<PathBuf>,
+    /// Also write each sanitized text as `DIR/<id>.txt` (default for plain-text `--docs`: OUT
+    /// without its extension, a directory beside it)
+    #[arg(long, value_name = "DIR")]
+    pub texts: Option<PathBuf>,
     /// Also write the run's figures as JSON here.
     #[arg(long)]
     pub summary: Option<PathBuf>,
@@ -653,6 +662,41 @@ pub struct BenchIndexArgs {
     /// Also write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The run config (TOML or JSON): a section per stage; paths in it are relative to it.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// The run directory (default: runs/<config name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Rerun this stage and those after it (kg, index, label, train, detect, sanitize, eval).
+    #[arg(long)]
+    pub from: Option<kanon_pipeline::Stage>,
+    /// Stop after this stage.
+    #[arg(long)]
+    pub until: Option<kanon_pipeline::Stage>,
+    /// Rerun every stage, done or not.
+    #[arg(long)]
+    pub force: bool,
+    /// Overrides a value of the config: `--set train.config.max_steps=50` (TOML values); may repeat.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+    /// No progress bars and no stage lines; only errors and the report's path.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// `text` for people, `json` for scripts: one JSON object a line per event.
+    #[arg(long, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+/// How `kanon run` reports its stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]

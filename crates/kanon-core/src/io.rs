@@ -171,8 +171,64 @@ pub struct Documents {
     pub tab: Option<Vec<TabDocument>>,
 }
 
-/// Reads documents: a TAB-schema JSON array (starts with `[`) or JSONL `{"id","text",…}`.
+/// Reads documents, as a user brings them:
+/// - a TAB-schema JSON array (the file starts with `[`);
+/// - JSONL `{"id","text",…}`;
+/// - a plain text file (`.txt`): one document, its id the file name without `.txt`;
+/// - a directory: its `.txt` files, recursively in path order, each id its path relative to the
+///   directory without `.txt` (`cases/2019/a.txt` → `2019/a`);
+/// - `-`: standard input as one plain-text document with the id `stdin`.
 pub fn read_documents(path: &Path) -> Result<Documents> {
+    let plain = |id: String, text: String| Document {
+        id,
+        person: None,
+        text,
+        split: None,
+    };
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| Error::io(path, e))?;
+        return Ok(Documents {
+            docs: vec![plain("stdin".into(), text)],
+            tab: None,
+        });
+    }
+    if path.is_dir() {
+        let mut files = Vec::new();
+        text_files(path, &mut files)?;
+        files.sort();
+        if files.is_empty() {
+            return Err(Error::format(
+                path,
+                "a directory of documents holds no .txt file",
+            ));
+        }
+        let docs = files
+            .into_iter()
+            .map(|file| {
+                let text = fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+                let relative = file.strip_prefix(path).unwrap_or(&file).with_extension("");
+                let id = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                Ok(plain(id, text))
+            })
+            .collect::<Result<_>>()?;
+        return Ok(Documents { docs, tab: None });
+    }
+    if path.extension().is_some_and(|ext| ext == "txt") {
+        let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let id = path
+            .file_stem()
+            .map_or_else(|| "document".into(), |s| s.to_string_lossy().into_owned());
+        return Ok(Documents {
+            docs: vec![plain(id, text)],
+            tab: None,
+        });
+    }
     if starts_with_json_array(path)? {
         let tab = crate::tab::read_tab(path)?;
         let docs = tab.iter().map(TabDocument::to_document).collect();
@@ -185,6 +241,44 @@ pub fn read_documents(path: &Path) -> Result<Documents> {
         .map(|record| record.map(|(_, doc)| doc))
         .collect::<Result<_>>()?;
     Ok(Documents { docs, tab: None })
+}
+
+/// The `.txt` files under `dir`, recursively.
+fn text_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let path = entry.map_err(|e| Error::io(dir, e))?.path();
+        if path.is_dir() {
+            text_files(&path, files)?;
+        } else if path.extension().is_some_and(|ext| ext == "txt") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether documents are read as plain text (a `.txt` file, a directory of them, standard input),
+/// so that their sanitized texts are written back as plain text too.
+pub fn is_plain_text_input(path: &Path) -> bool {
+    path == Path::new("-") || path.is_dir() || path.extension().is_some_and(|ext| ext == "txt")
+}
+
+/// The file a document's text goes to under `dir`: `<dir>/<id>.txt`, its id's `/` as
+/// subdirectories. An id that could leave `dir` (`..`, a root, a drive) is refused.
+pub fn text_path(dir: &Path, id: &str) -> Result<PathBuf> {
+    let relative = Path::new(id);
+    let safe = !id.is_empty()
+        && relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !safe {
+        return Err(Error::format(
+            dir,
+            format!("document id {id:?} cannot name a file inside the directory"),
+        ));
+    }
+    let mut path = dir.join(relative).into_os_string();
+    path.push(".txt");
+    Ok(PathBuf::from(path))
 }
 
 /// `path` with `suffix` added to its file name: `out.jsonl` → `out.jsonl.partial`.
@@ -279,6 +373,41 @@ mod tests {
         let err = records.next().unwrap().unwrap_err().to_string();
         assert!(err.contains("docs.jsonl:3:"), "{err}");
         assert!(err.contains("missing field `text`"), "{err}");
+    }
+
+    #[test]
+    fn plain_text_files_and_directories_are_documents() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = dir.path().join("cases");
+        fs::create_dir_all(cases.join("2019")).unwrap();
+        fs::write(cases.join("b.txt"), "Second.").unwrap();
+        fs::write(cases.join("2019/a.txt"), "First.").unwrap();
+        fs::write(cases.join("notes.md"), "not a document").unwrap();
+        let docs = read_documents(&cases).unwrap().docs;
+        let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["2019/a", "b"]);
+        assert_eq!(docs[0].text, "First.");
+        let one = read_documents(&cases.join("b.txt")).unwrap().docs;
+        assert_eq!((one[0].id.as_str(), one[0].text.as_str()), ("b", "Second."));
+        assert!(is_plain_text_input(&cases) && !is_plain_text_input(Path::new("d.jsonl")));
+
+        fs::write(cases.join("bad.txt"), [0xff, 0xfe]).unwrap();
+        let err = read_documents(&cases).unwrap_err().to_string();
+        assert!(err.contains("bad.txt"), "{err}");
+        let empty = dir.path().join("empty");
+        fs::create_dir_all(&empty).unwrap();
+        assert!(
+            read_documents(&empty)
+                .unwrap_err()
+                .to_string()
+                .contains("no .txt file")
+        );
+
+        let out = dir.path().join("out");
+        assert_eq!(text_path(&out, "2019/a").unwrap(), out.join("2019/a.txt"));
+        for bad in ["../escape", "/etc/passwd", "", "a/../../b"] {
+            assert!(text_path(&out, bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -37,6 +37,15 @@ pub enum Error {
         "document {document:?}: a masked string survived rendering; the document was not written (please report this)"
     )]
     Leak { document: String },
+    /// Asked to stop (Ctrl-C): the finished documents are kept, and a rerun resumes after them.
+    #[error(
+        "stopped after {done} of {documents} documents; {partial} keeps them for a rerun to resume from"
+    )]
+    Stopped {
+        done: usize,
+        documents: usize,
+        partial: PathBuf,
+    },
     /// The strategy needs generalizations from a language model and none was given.
     #[error("strategy {strategy} needs a language model (--llm) for {entity_type} spans")]
     ModelRequired {

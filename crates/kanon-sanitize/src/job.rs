@@ -51,6 +51,10 @@ pub struct SanitizeJob {
     /// Also write the run's figures as JSON here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<PathBuf>,
+    /// Also write each sanitized text as plain text, `<texts>/<id>.txt` (the form of plain-text
+    /// input: a `.txt` file or a directory of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texts: Option<PathBuf>,
     /// Only the first N documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
@@ -100,6 +104,17 @@ struct DocumentRun {
 
 /// Sanitizes the documents, resuming from `OUT.partial` when an earlier run left one.
 pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary> {
+    run_until(job, progress, &|| false)
+}
+
+/// [`run`], asking `should_stop` before each document: `true` ends the run with
+/// [`Error::Stopped`], the finished documents kept in `OUT.partial` for a rerun to resume from
+/// (a Ctrl-C that loses nothing).
+pub fn run_until(
+    job: &SanitizeJob,
+    progress: &dyn Progress,
+    should_stop: &dyn Fn() -> bool,
+) -> Result<SanitizeSummary> {
     let started = Instant::now();
     let config = &job.sanitizer;
     config.validate()?;
@@ -152,6 +167,13 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
                 path: job.docs.clone(),
                 id: doc.id.clone(),
             });
+        }
+    }
+
+    // An id that cannot name a text file fails now, before any model call.
+    if let Some(dir) = &job.texts {
+        for doc in &docs {
+            kanon_core::io::text_path(dir, &doc.id)?;
         }
     }
 
@@ -217,6 +239,13 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         if done_ids.contains(&doc.id) {
             continue;
         }
+        if should_stop() {
+            return Err(Error::Stopped {
+                done: by_id.len(),
+                documents: docs.len(),
+                partial: partial_path,
+            });
+        }
         let cache_stats = || {
             let mut stats = model.as_ref().map(CachedModel::stats).unwrap_or_default();
             if let Some(attacker) = &attacker {
@@ -267,6 +296,17 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
         let audits: Vec<AuditDocument> = audits.into_iter().flatten().collect();
         kanon_core::io::atomic_write(path, |writer| kanon_core::io::write_jsonl(writer, &audits))?;
     }
+    if let Some(dir) = &job.texts {
+        for doc in &ordered {
+            let path = kanon_core::io::text_path(dir, &doc.id)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| kanon_core::Error::io(parent, e))?;
+            }
+            kanon_core::io::atomic_write(&path, |w| {
+                std::io::Write::write_all(w, doc.text.as_bytes())
+            })?;
+        }
+    }
     kanon_core::io::atomic_write(&job.out, |writer| {
         kanon_core::io::write_jsonl(writer, &ordered)
     })?;
@@ -312,6 +352,7 @@ mod tests {
                 out: "out.jsonl".into(),
                 audit: Some("audit.jsonl".into()),
                 summary: Some("summary.json".into()),
+                texts: Some("texts".into()),
                 limit: Some(20),
                 sanitizer: SanitizerConfig::builder()
                     .strategy(crate::Strategy::MostSpecific)
@@ -330,6 +371,7 @@ mod tests {
                 out: "out.jsonl".into(),
                 audit: None,
                 summary: None,
+                texts: None,
                 limit: None,
                 sanitizer: SanitizerConfig::default(),
                 llm: None,

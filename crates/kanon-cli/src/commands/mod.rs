@@ -28,6 +28,7 @@ mod label;
 mod label_explain;
 mod models;
 mod quickstart;
+mod run;
 mod sanitize;
 mod train;
 
@@ -64,6 +65,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(BenchCommand::Label(args)) => bench_label::run(&args, &mut out),
         Command::Bench(BenchCommand::Llm(args)) => bench_llm::run(&args, &mut out),
         Command::Bench(BenchCommand::Tagger(args)) => bench_tagger::run(&args, &mut out),
+        Command::Run(args) => run::run(&args, &mut out),
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
     }?;
     out.flush()?;

@@ -3,8 +3,10 @@
 //! and times only.
 
 use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use kanon_core::config::ConfigFile;
 use kanon_llm::{LlmConfig, ResponseCache};
 use kanon_sanitize::{SanitizeJob, SanitizerConfig, SpanSource};
@@ -53,14 +55,36 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
         out: args.out.clone(),
         audit: args.audit.clone(),
         summary: args.summary.clone(),
+        texts: args.texts.clone().or_else(|| {
+            // Plain text in, plain text out: `out.jsonl` keeps the edits, `out/` the texts.
+            kanon_core::io::is_plain_text_input(&args.docs).then(|| {
+                let dir = args.out.with_extension("");
+                if dir == args.out {
+                    kanon_core::io::with_suffix(&args.out, ".texts")
+                } else {
+                    dir
+                }
+            })
+        }),
         limit: args.limit,
         sanitizer,
         llm,
         attacker_llm,
         cache: ResponseCache::from_cli(args.cache.as_deref(), args.no_cache),
     };
+    // The first Ctrl-C stops after the document in flight (the finished ones stay in
+    // OUT.partial, and a rerun resumes after them); a second one quits at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .context("installing the Ctrl-C handler")?;
+    let should_stop = move || stop.load(Ordering::SeqCst);
     let bars = Bars::new();
-    let summary = kanon_sanitize::job::run(&job, &bars)?;
+    let summary = kanon_sanitize::job::run_until(&job, &bars, &should_stop)?;
     bars.finish();
     write!(out, "{}", summary.render())?;
     writeln!(out, "-> {}", args.out.display())?;
