@@ -34,7 +34,13 @@ fn runs_the_configured_stages_then_skips_them() {
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let config = configs.join("tiny.toml");
-    let args = ["run", "--config", config.to_str().unwrap(), "--log-format", "json"];
+    let args = [
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--log-format",
+        "json",
+    ];
 
     let first = events(&ok_in(&args, &elsewhere));
     assert_eq!(first[0]["event"], "plan");
@@ -101,13 +107,63 @@ fn runs_the_configured_stages_then_skips_them() {
 fn a_bad_config_names_the_file_the_line_and_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("bad.toml");
-    std::fs::write(&config, "[kg]\nfrom = \"synth\"\n\n[label.config]\nk = \"five\"\n").unwrap();
+    std::fs::write(
+        &config,
+        "[kg]\nfrom = \"synth\"\n\n[label.config]\nk = \"five\"\n",
+    )
+    .unwrap();
     let out = kanon_in(&["run", "--config", config.to_str().unwrap()], dir.path());
     assert_eq!(out.status.code(), Some(2));
     let message = String::from_utf8_lossy(&out.stderr);
-    assert!(message.contains("bad.toml:5: key `label.config.k`"), "{message}");
+    assert!(
+        message.contains("bad.toml:5: key `label.config.k`"),
+        "{message}"
+    );
     std::fs::write(&config, "[index]\n").unwrap();
     let out = kanon_in(&["run", "--config", config.to_str().unwrap()], dir.path());
     let message = String::from_utf8_lossy(&out.stderr);
-    assert!(message.contains("stage index needs a [kg] section"), "{message}");
+    assert!(
+        message.contains("stage index needs a [kg] section"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_demo_config_runs_end_to_end_with_the_real_weights() {
+    let Some(_) = crate::common::cached_minilm() else {
+        eprintln!(
+            "skipped: all-minilm-l6-v2 is not cached (run `kanon models fetch all-minilm-l6-v2`)"
+        );
+        return;
+    };
+    // The README's main command, shortened: a few training steps, two documents, and masking
+    // instead of INTACT so that no LLM is needed.
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::common::repo_root().join("configs/demo.toml");
+    let out = ok_in(
+        &[
+            "run",
+            "--config",
+            config.to_str().unwrap(),
+            "--out",
+            dir.path().join("demo").to_str().unwrap(),
+            "--set",
+            "train.config.max_steps=3",
+            "--set",
+            "detect.limit=2",
+            "--set",
+            "sanitize.config.strategy.type=label",
+        ],
+        dir.path(),
+    );
+    assert!(out.contains("report: "), "{out}");
+    let report = std::fs::read_to_string(dir.path().join("demo/report.md")).unwrap();
+    for needle in [
+        "| train | run |",
+        "| eval | run |",
+        "| label | – |",
+        "TRIR bm25",
+    ] {
+        assert!(report.contains(needle), "{needle}: {report}");
+    }
 }

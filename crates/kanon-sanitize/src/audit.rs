@@ -32,6 +32,8 @@ pub enum Rejection {
     RevealsOriginal,
     /// It repeats the prompt's worked example.
     CopiesExample,
+    /// It repeats the request's own wording (`data`), not a description of the phrase.
+    EchoesInstructions,
     /// It ends in a preposition, an article or a conjunction.
     Unfinished,
     /// It repeats an earlier candidate.

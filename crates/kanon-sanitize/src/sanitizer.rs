@@ -113,7 +113,7 @@ pub struct SanitizeStats {
     #[serde(default)]
     pub kg_entities: u64,
     /// Candidates that were dropped: they contained a masked mention or a distinctive word of one,
-    /// copied the prompt's example, or were unfinished (`the head of the government of`).
+    /// copied the prompt's example, echoed its instructions, or were unfinished (`the head of the government of`).
     pub rejected_candidates: u64,
     pub generation_calls: u64,
     pub attack_calls: u64,
@@ -556,6 +556,10 @@ impl<'m> Sanitizer<'m> {
                 && prompt::copies_example(group.entity_type, &candidate)
             {
                 Some(Rejection::CopiesExample)
+            } else if source == CandidateSource::Model
+                && prompt::echoes_instructions(&candidate, text)
+            {
+                Some(Rejection::EchoesInstructions)
             } else if is_unfinished(&candidate) {
                 Some(Rejection::Unfinished)
             } else if kept
@@ -570,7 +574,10 @@ impl<'m> Sanitizer<'m> {
             };
             match rejected {
                 Some(
-                    Rejection::RevealsOriginal | Rejection::CopiesExample | Rejection::Unfinished,
+                    Rejection::RevealsOriginal
+                    | Rejection::CopiesExample
+                    | Rejection::EchoesInstructions
+                    | Rejection::Unfinished,
                 ) => stats.rejected_candidates += 1,
                 Some(_) => {}
                 None => kept.push(lowercase_article(&candidate)),
