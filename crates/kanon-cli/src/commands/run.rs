@@ -86,7 +86,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     if args.quiet {
         writeln!(out, "{}", pipeline.paths().report_markdown().display())?;
     } else if args.log_format == LogFormat::Text {
-        write!(out, "{}", report.render(pipeline.paths().dir()))?;
+        write!(
+            out,
+            "{}",
+            report.render(&pipeline.paths().report_markdown())
+        )?;
     }
     Ok(())
 }
