@@ -299,114 +299,98 @@ impl Pipeline {
                 .and_then(|(_, h)| h.clone())
         };
         for stage in Stage::ALL {
+            if !c.has(stage) {
+                hashes.push((stage, None));
+                continue;
+            }
             let mut h = StageHasher::new(stage);
             h.params(&env!("CARGO_PKG_VERSION"))?;
-            let hash = match stage {
-                Stage::Kg => match &c.kg {
-                    None => None,
-                    Some(kg) => {
-                        h.params(kg)?;
-                        match kg {
-                            KgStage::Dir { path } => {
-                                h.path(path)?;
-                            }
-                            KgStage::Import { sources, .. } => {
-                                for input in sources.iter().flat_map(|s| &s.inputs) {
-                                    h.path(input)?;
-                                }
-                            }
-                            KgStage::Synth { .. } => {}
-                        }
-                        Some(h.finish())
-                    }
-                },
-                Stage::Index => match &c.index {
-                    None => None,
-                    Some(index) => {
-                        h.params(index)?;
-                        if let Some(whitelist) = &index.whitelist {
-                            h.path(whitelist)?;
-                        }
-                        h.upstream(&upstream(&hashes, Stage::Kg).unwrap_or_default());
-                        Some(h.finish())
-                    }
-                },
-                Stage::Label => match &c.label {
-                    None => None,
-                    Some(label) => {
-                        h.params(label)?;
-                        if let Some(docs) = &label.docs {
-                            h.path(docs)?;
-                        }
-                        h.upstream(&upstream(&hashes, Stage::Kg).unwrap_or_default());
-                        h.upstream(&upstream(&hashes, Stage::Index).unwrap_or_default());
-                        Some(h.finish())
-                    }
-                },
-                Stage::Train => match &c.train {
-                    None => None,
-                    Some(train) => {
-                        h.params(train)?;
-                        match upstream(&hashes, Stage::Label) {
-                            Some(label) => h.upstream(&label),
-                            None => h.path(&self.corpus())?,
-                        };
-                        Some(h.finish())
-                    }
-                },
-                Stage::Detect => match &c.detect {
-                    None => None,
-                    Some(detect) => {
-                        h.params(detect)?;
-                        match upstream(&hashes, Stage::Train) {
-                            Some(train) => h.upstream(&train),
-                            None => h.path(&self.model())?,
-                        };
-                        match &detect.docs {
-                            Some(docs) => h.path(docs)?,
-                            None => {
-                                h.upstream(&upstream(&hashes, Stage::Label).unwrap_or_default())
-                            }
-                        };
-                        Some(h.finish())
-                    }
-                },
-                Stage::Sanitize => match &c.sanitize {
-                    None => None,
-                    Some(sanitize) => {
-                        h.params(sanitize)?;
-                        match upstream(&hashes, Stage::Detect) {
-                            Some(detect) => h.upstream(&detect),
-                            None => match &sanitize.spans {
-                                Some(spans) => h.path(spans)?,
-                                None => &mut h,
-                            },
-                        };
-                        if let Some(docs) = &sanitize.docs {
-                            h.path(docs)?;
-                        }
-                        Some(h.finish())
-                    }
-                },
-                Stage::Eval => match &c.eval {
-                    None => None,
-                    Some(eval) => {
-                        h.params(eval)?;
-                        for path in [&eval.gold, &eval.background].into_iter().flatten() {
+            match stage {
+                Stage::Kg => {
+                    let kg = c.kg.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(kg)?;
+                    match kg {
+                        KgStage::Dir { path } => {
                             h.path(path)?;
                         }
-                        if let Some(neural) = &eval.neural
-                            && neural.checkpoint.exists()
-                        {
-                            h.path(&neural.checkpoint)?;
+                        KgStage::Import { sources, .. } => {
+                            for input in sources.iter().flat_map(|s| &s.inputs) {
+                                h.path(input)?;
+                            }
                         }
-                        h.upstream(&upstream(&hashes, Stage::Kg).unwrap_or_default());
-                        h.upstream(&upstream(&hashes, Stage::Detect).unwrap_or_default());
-                        h.upstream(&upstream(&hashes, Stage::Sanitize).unwrap_or_default());
-                        Some(h.finish())
+                        KgStage::Synth { .. } => {}
                     }
-                },
-            };
+                }
+                Stage::Index => {
+                    let index = c.index.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(index)?;
+                    if let Some(whitelist) = &index.whitelist {
+                        h.path(whitelist)?;
+                    }
+                    h.upstream(&upstream(&hashes, Stage::Kg).unwrap_or_default());
+                }
+                Stage::Label => {
+                    let label = c.label.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(label)?;
+                    if let Some(docs) = &label.docs {
+                        h.path(docs)?;
+                    }
+                    h.upstream(&upstream(&hashes, Stage::Kg).unwrap_or_default());
+                    h.upstream(&upstream(&hashes, Stage::Index).unwrap_or_default());
+                }
+                Stage::Train => {
+                    let train = c.train.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(train)?;
+                    match upstream(&hashes, Stage::Label) {
+                        Some(label) => h.upstream(&label),
+                        None => h.path(&self.corpus())?,
+                    };
+                }
+                Stage::Detect => {
+                    let detect = c.detect.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(detect)?;
+                    match upstream(&hashes, Stage::Train) {
+                        Some(train) => h.upstream(&train),
+                        None => h.path(&self.model())?,
+                    };
+                    match &detect.docs {
+                        Some(docs) => h.path(docs)?,
+                        None => h.upstream(&upstream(&hashes, Stage::Label).unwrap_or_default()),
+                    };
+                }
+                Stage::Sanitize => {
+                    let sanitize = c.sanitize.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(sanitize)?;
+                    match (upstream(&hashes, Stage::Detect), &sanitize.spans) {
+                        (Some(detect), _) => {
+                            h.upstream(&detect);
+                        }
+                        (None, Some(spans)) => {
+                            h.path(spans)?;
+                        }
+                        (None, None) => {}
+                    }
+                    if let Some(docs) = &sanitize.docs {
+                        h.path(docs)?;
+                    }
+                }
+                Stage::Eval => {
+                    let eval = c.eval.as_ref().ok_or_else(|| unconfigured(stage))?;
+                    h.params(eval)?;
+                    for path in [&eval.gold, &eval.background].into_iter().flatten() {
+                        h.path(path)?;
+                    }
+                    if let Some(neural) = &eval.neural
+                        && neural.checkpoint.exists()
+                    {
+                        h.path(&neural.checkpoint)?;
+                    }
+                    h.upstream(&upstream(&hashes, Stage::Kg).unwrap_or_default());
+                    h.upstream(&upstream(&hashes, Stage::Detect).unwrap_or_default());
+                    h.upstream(&upstream(&hashes, Stage::Sanitize).unwrap_or_default());
+                }
+            }
+            let hash = Some(h.finish());
             hashes.push((stage, hash));
         }
         Ok(hashes)

@@ -72,6 +72,22 @@ pub fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
+/// A flag the first Ctrl-C sets, for a command that stops after the step or document in flight
+/// and keeps its work; a second Ctrl-C quits at once.
+fn stop_on_ctrl_c() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
+    Ok(stop)
+}
+
 /// Writes a report as pretty JSON (`--json`) or as `rendered`, what a person reads.
 fn print_report<T: Serialize>(
     out: &mut dyn Write,

@@ -3,10 +3,9 @@
 //! and times only.
 
 use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use kanon_core::config::ConfigFile;
 use kanon_llm::{LlmConfig, ResponseCache};
 use kanon_sanitize::{SanitizeJob, SanitizerConfig, SpanSource};
@@ -74,14 +73,7 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
     };
     // The first Ctrl-C stops after the document in flight (the finished ones stay in
     // OUT.partial, and a rerun resumes after them); a second one quits at once.
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    })
-    .context("installing the Ctrl-C handler")?;
+    let stop = super::stop_on_ctrl_c()?;
     let should_stop = move || stop.load(Ordering::SeqCst);
     let bars = Bars::new();
     let summary = kanon_sanitize::job::run_until(&job, &bars, &should_stop)?;

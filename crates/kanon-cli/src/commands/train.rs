@@ -1,8 +1,7 @@
 use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use kanon_core::config::ConfigFile;
 use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, run as train};
 
@@ -37,14 +36,7 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     };
     // The first Ctrl-C asks the run to save its state and stop after the step in flight; a
     // second one quits at once.
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    })
-    .context("installing the Ctrl-C handler")?;
+    let interrupted = super::stop_on_ctrl_c()?;
     let should_stop = move |_step: usize| interrupted.load(Ordering::SeqCst);
     let options = TrainOptions {
         resume: args.resume,
