@@ -55,6 +55,7 @@ fn the_sanitize_example_is_the_default_config() {
 fn the_http_example_names_an_openai_compatible_server() {
     let config = LlmConfig::Http {
         url: "http://localhost:8000/v1".into(),
+        servers: Vec::new(),
         model: "mistral-7b-instruct".into(),
         api_key_env: Some("OPENAI_API_KEY".into()),
         timeout_seconds: 120,

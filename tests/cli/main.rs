@@ -10,4 +10,5 @@ mod kg;
 mod label;
 mod run;
 mod sanitize;
+mod shard;
 mod train_detect;

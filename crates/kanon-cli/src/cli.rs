@@ -47,6 +47,9 @@ pub enum Command {
     /// Benchmarks that report figures and check their own results.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Joins the outputs of a sharded `label`, `detect` or `sanitize` (`--shard I/N`) into the
+    /// output of one run over all the documents.
+    Merge(MergeArgs),
     /// Runs the stages a config names (KG → index → label → train → detect → sanitize → eval),
     /// skipping those already done with the same inputs and resuming an interrupted one.
     Run(RunArgs),
@@ -215,6 +218,10 @@ pub struct LabelRunArgs {
     /// Documents per shard (the unit of resumption).
     #[arg(long, default_value_t = 10_000)]
     pub shard_size: usize,
+    /// Only part I/N of the documents (0-based: 0/4 … 3/4; a Slurm array task or a Kubernetes
+    /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<kanon_core::shard::Shard>,
 }
 
 #[derive(Debug, Args)]
@@ -287,6 +294,10 @@ pub struct DetectArgs {
     /// (default 4096).
     #[arg(long)]
     pub token_budget: Option<usize>,
+    /// Only part I/N of the documents (0-based: 0/4 … 3/4; a Slurm array task or a Kubernetes
+    /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<kanon_core::shard::Shard>,
 }
 
 /// Documents and spans for `kanon sanitize`.
@@ -367,6 +378,10 @@ pub struct SanitizeArgs {
     pub max_tokens: Option<u32>,
     #[arg(long)]
     pub temperature: Option<f32>,
+    /// Only part I/N of the documents (after --limit; 0-based: 0/4 … 3/4; a Slurm array task or
+    /// a Kubernetes Indexed Job); `kanon merge` joins the parts' outputs (and audits).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<kanon_core::shard::Shard>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -662,6 +677,17 @@ pub struct BenchIndexArgs {
     /// Also write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The merged output: a corpus directory, a spans or sanitized file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Every part's output (corpus directories, spans files, sanitized or audit files), in any
+    /// order; each carries the shard record its run wrote beside it.
+    #[arg(required = true, value_name = "PART")]
+    pub parts: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

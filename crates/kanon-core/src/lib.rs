@@ -17,6 +17,7 @@ pub mod entity;
 pub mod error;
 pub mod io;
 pub mod progress;
+pub mod shard;
 pub mod spans;
 pub mod tab;
 pub mod text;

@@ -110,6 +110,38 @@ pub fn write_system_format<W: Write>(
     writer.write_all(b"\n")
 }
 
+/// Joins the parts of a sharded `kanon detect --export tab` into `out`: the object one run over
+/// all the documents writes (its keys in order, as [`write_system_format`] writes them).
+pub fn merge_system_format(set: &crate::shard::ShardSet, out: &Path) -> Result<usize> {
+    let mut merged = serde_json::Map::new();
+    for (path, record) in &set.parts {
+        let part: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_reader(crate::io::open(path)?).map_err(|e| {
+                Error::parse(
+                    path,
+                    e.line() as u64,
+                    format!("not TAB's system format: {e}"),
+                )
+            })?;
+        if part.len() > record.documents {
+            return Err(Error::format(
+                path,
+                format!(
+                    "holds {} documents where its shard record says {}: was it changed after its run?",
+                    part.len(),
+                    record.documents
+                ),
+            ));
+        }
+        merged.extend(part);
+    }
+    crate::io::atomic_write(out, |w| {
+        serde_json::to_writer(&mut *w, &merged)?;
+        w.write_all(b"\n")
+    })?;
+    Ok(merged.len())
+}
+
 /// Reads TAB's system format. The pairs are checked by [`spans_of`], so that a caller can tell a
 /// file of another format (an error here) from a file of this one with a bad span.
 pub fn read_system_format(path: &Path) -> Result<SystemFormat> {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use kanon_core::PathContext;
 use kanon_core::config::ConfigFile;
+use kanon_core::shard::{OutputKind, Shard, ShardRecord, ShardSet};
 use kanon_core::{Document, Progress};
 use kanon_index::Index;
 use rayon::prelude::*;
@@ -65,6 +66,10 @@ pub struct LabelJob {
     /// Documents per shard (the unit of resumption).
     #[serde(default = "default_shard_size")]
     pub shard_size: usize,
+    /// Only part `I/N` of the documents (a batch scheduler's array task); `kanon merge` joins
+    /// the parts' corpora into the corpus of one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 impl ConfigFile for LabelJob {}
@@ -87,6 +92,7 @@ impl LabelJob {
             config: LabelerConfig::default(),
             format: CorpusFormat::default(),
             shard_size: default_shard_size(),
+            shard: None,
         }
     }
 }
@@ -178,6 +184,7 @@ struct ShardParams {
     docs_bytes: u64,
     config: LabelerConfig,
     shard_size: usize,
+    part: Option<Shard>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -213,12 +220,16 @@ fn label(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
         docs_bytes: fs::metadata(&job.docs).with_path(&job.docs)?.len(),
         config: job.config,
         shard_size: job.shard_size.max(1),
+        part: job.shard,
     };
     prepare_shards(&shards_dir, &params)?;
 
-    let total = count_lines(&job.docs)?;
-    progress.stage("label", total);
-    let mut reader = kanon_core::io::read_jsonl::<Document>(&job.docs)?;
+    let total = count_lines(&job.docs)? as usize;
+    let part = job.shard.map_or(0..total, |shard| shard.range(total));
+    progress.stage("label", part.len() as u64);
+    let mut reader = kanon_core::io::read_jsonl::<Document>(&job.docs)?
+        .skip(part.start)
+        .take(part.len());
     let mut shard_index = 0usize;
     let mut shard_paths = Vec::new();
     loop {
@@ -247,6 +258,17 @@ fn label(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
         shard_index += 1;
     }
     let manifest = gather(job, &index, &shard_paths)?;
+    match job.shard {
+        Some(shard) => ShardRecord::new(
+            OutputKind::Corpus,
+            shard,
+            &job.docs,
+            total,
+            kanon_core::shard::settings_of(job, &["out", "shard"]),
+        )
+        .write(&job.out)?,
+        None => ShardRecord::remove_stale(&job.out, OutputKind::Corpus)?,
+    }
     let _ = fs::remove_dir_all(&shards_dir);
     Ok(manifest)
 }
@@ -314,39 +336,21 @@ fn count_lines(path: &Path) -> Result<u64> {
 
 /// Reads the shards back in order and writes the corpus files.
 fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest> {
-    let mut by_split: BTreeMap<String, Vec<LabeledDocument>> = BTreeMap::new();
-    let mut reports = Vec::new();
-    let mut skipped = Vec::new();
+    let mut contents = CorpusContents::default();
     for path in shards {
         for record in kanon_core::io::read_jsonl::<ShardLine>(path)? {
             let (_, line) = record?;
             if let Some(doc) = line.document {
-                by_split.entry(doc.split.clone()).or_default().push(doc);
+                contents
+                    .by_split
+                    .entry(doc.split.clone())
+                    .or_default()
+                    .push(doc);
             }
-            reports.extend(line.report);
-            skipped.extend(line.skipped);
+            contents.reports.extend(line.report);
+            contents.skipped.extend(line.skipped);
         }
     }
-    let stats = corpus_stats(&by_split, &reports, skipped.len());
-    for split in SPLITS
-        .iter()
-        .map(|s| s.to_string())
-        .chain(by_split.keys().cloned())
-    {
-        let docs = by_split.get(&split).map(Vec::as_slice).unwrap_or(&[]);
-        let path = job.out.join(format!("{split}.jsonl"));
-        kanon_core::io::atomic_write(&path, |w| kanon_core::io::write_jsonl(w, docs))?;
-        if job.format == CorpusFormat::Conll {
-            let path = job.out.join(format!("{split}.conll"));
-            kanon_core::io::atomic_write(&path, |w| write_conll(w, docs))?;
-        }
-    }
-    kanon_core::io::atomic_write(&job.out.join("report.jsonl"), |w| {
-        kanon_core::io::write_jsonl(w, &reports)
-    })?;
-    kanon_core::io::atomic_write(&job.out.join("skipped.jsonl"), |w| {
-        kanon_core::io::write_jsonl(w, &skipped)
-    })?;
     let manifest = Manifest {
         corpus_format_version: CORPUS_FORMAT_VERSION,
         created_by: format!("kanon {}", env!("CARGO_PKG_VERSION")),
@@ -357,9 +361,116 @@ fn gather(job: &LabelJob, index: &Index, shards: &[PathBuf]) -> Result<Manifest>
         docs: job.docs.display().to_string(),
         config: job.config,
         format: job.format,
-        stats,
+        stats: CorpusStats::default(),
     };
-    kanon_core::io::write_json(&job.out.join(kanon_core::corpus::MANIFEST_FILE), &manifest)?;
+    contents.write(&job.out, manifest)
+}
+
+/// Everything a corpus directory holds, in input order.
+#[derive(Default)]
+struct CorpusContents {
+    by_split: BTreeMap<String, Vec<LabeledDocument>>,
+    reports: Vec<RiskReport>,
+    skipped: Vec<Skipped>,
+}
+
+impl CorpusContents {
+    /// Reads the corpus at `dir` (a part of a sharded run).
+    fn read(dir: &Path) -> Result<(Manifest, CorpusContents)> {
+        kanon_core::corpus::check_version(dir)?;
+        let manifest_path = dir.join(kanon_core::corpus::MANIFEST_FILE);
+        let manifest: Manifest = serde_json::from_reader(kanon_core::io::open(&manifest_path)?)
+            .map_err(|e| {
+                kanon_core::Error::parse(&manifest_path, e.line() as u64, format!("manifest: {e}"))
+            })?;
+        let mut contents = CorpusContents::default();
+        let splits = SPLITS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(manifest.stats.per_split.keys().cloned());
+        for split in splits {
+            if let std::collections::btree_map::Entry::Vacant(entry) =
+                contents.by_split.entry(split)
+            {
+                let path = dir.join(format!("{}.jsonl", entry.key()));
+                entry.insert(read_all(path)?);
+            }
+        }
+        contents.by_split.retain(|_, docs| !docs.is_empty());
+        contents.reports = read_all(dir.join("report.jsonl"))?;
+        contents.skipped = read_all(dir.join("skipped.jsonl"))?;
+        Ok((manifest, contents))
+    }
+
+    fn extend(&mut self, other: CorpusContents) {
+        for (split, docs) in other.by_split {
+            self.by_split.entry(split).or_default().extend(docs);
+        }
+        self.reports.extend(other.reports);
+        self.skipped.extend(other.skipped);
+    }
+
+    /// Writes the corpus files into `out`, the manifest last with the figures of what was
+    /// written.
+    fn write(self, out: &Path, mut manifest: Manifest) -> Result<Manifest> {
+        let CorpusContents {
+            by_split,
+            reports,
+            skipped,
+        } = self;
+        manifest.stats = corpus_stats(&by_split, &reports, skipped.len());
+        fs::create_dir_all(out).with_path(out)?;
+        for split in SPLITS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(by_split.keys().cloned())
+        {
+            let docs = by_split.get(&split).map(Vec::as_slice).unwrap_or(&[]);
+            let path = out.join(format!("{split}.jsonl"));
+            kanon_core::io::atomic_write(&path, |w| kanon_core::io::write_jsonl(w, docs))?;
+            if manifest.format == CorpusFormat::Conll {
+                let path = out.join(format!("{split}.conll"));
+                kanon_core::io::atomic_write(&path, |w| write_conll(w, docs))?;
+            }
+        }
+        kanon_core::io::atomic_write(&out.join("report.jsonl"), |w| {
+            kanon_core::io::write_jsonl(w, &reports)
+        })?;
+        kanon_core::io::atomic_write(&out.join("skipped.jsonl"), |w| {
+            kanon_core::io::write_jsonl(w, &skipped)
+        })?;
+        kanon_core::io::write_json(&out.join(kanon_core::corpus::MANIFEST_FILE), &manifest)?;
+        Ok(manifest)
+    }
+}
+
+fn read_all<T: serde::de::DeserializeOwned>(path: PathBuf) -> Result<Vec<T>> {
+    kanon_core::io::read_jsonl(&path)?
+        .map(|record| record.map(|(_, item)| item).map_err(Error::from))
+        .collect()
+}
+
+/// Joins the corpora of the parts of a sharded `kanon label` run into `out`: the same files, byte
+/// for byte, as one run over all the documents.
+pub fn merge(set: &ShardSet, out: &Path) -> Result<Manifest> {
+    if set.kind != OutputKind::Corpus {
+        return Err(Error::Usage(format!(
+            "the parts are {:?} outputs, not labeled corpora",
+            set.kind
+        )));
+    }
+    let mut merged = CorpusContents::default();
+    let mut manifest = None;
+    for (dir, _) in &set.parts {
+        let (part_manifest, contents) = CorpusContents::read(dir)?;
+        manifest.get_or_insert(part_manifest);
+        merged.extend(contents);
+    }
+    let Some(manifest) = manifest else {
+        return Err(Error::Usage("nothing to merge".into()));
+    };
+    let manifest = merged.write(out, manifest)?;
+    ShardRecord::remove_stale(out, OutputKind::Corpus)?;
     Ok(manifest)
 }
 

@@ -43,6 +43,10 @@ pub enum LlmConfig {
     /// An OpenAI-compatible endpoint.
     Http {
         url: String,
+        /// More servers of the same model (a vLLM / llama.cpp pool): each request goes to the
+        /// least busy of `url` and these, at most `max_in_flight` open at each.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        servers: Vec<String>,
         model: String,
         /// The environment variable that holds the API key, if the server wants one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +55,7 @@ pub enum LlmConfig {
         timeout_seconds: u64,
         #[serde(default = "default_retries")]
         retries: u32,
+        /// Requests open at once at each server.
         #[serde(default = "default_max_in_flight")]
         max_in_flight: usize,
     },
@@ -87,7 +92,8 @@ fn default_scripted_name() -> String {
 impl LlmConfig {
     /// From `--llm` and `--model`: `embedded` (with a model name or a `.gguf` path, by default
     /// [`DEFAULT_EMBEDDED_MODEL`]) or an `http://` / `https://` URL (with the model name the
-    /// server knows, which is then required).
+    /// server knows, which is then required); URLs separated by commas are a pool of servers of
+    /// that model.
     pub fn from_cli(llm: &str, model: Option<&str>) -> Result<LlmConfig> {
         let llm = llm.trim();
         if llm == "embedded" {
@@ -105,8 +111,10 @@ impl LlmConfig {
                     "an HTTP endpoint needs --model, the name the server serves the model by",
                 )
             })?;
+            let mut urls = llm.split(',').map(str::trim).filter(|url| !url.is_empty());
             return Ok(LlmConfig::Http {
-                url: llm.to_owned(),
+                url: urls.next().unwrap_or(llm).to_owned(),
+                servers: urls.map(str::to_owned).collect(),
                 model: model.to_owned(),
                 api_key_env: None,
                 timeout_seconds: default_timeout_seconds(),
@@ -176,6 +184,7 @@ pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
         } => open_embedded(model, *threads, *max_context, *reuse_prompt_prefix),
         LlmConfig::Http {
             url,
+            servers,
             model,
             api_key_env,
             timeout_seconds,
@@ -183,6 +192,7 @@ pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
             max_in_flight,
         } => {
             let mut builder = HttpModel::builder(url, model)
+                .servers(servers)
                 .timeout(Duration::from_secs(*timeout_seconds))
                 .retries(*retries)
                 .max_in_flight(*max_in_flight);
@@ -356,6 +366,10 @@ mod tests {
             LlmConfig::from_cli("https://api.example/v1", Some("m")).unwrap(),
             LlmConfig::Http { url, model, .. } if url == "https://api.example/v1" && model == "m"
         ));
+        assert!(matches!(
+            LlmConfig::from_cli("http://a:8000, http://b:8000,", Some("m")).unwrap(),
+            LlmConfig::Http { url, servers, .. } if url == "http://a:8000" && servers == ["http://b:8000"]
+        ));
         assert!(LlmConfig::from_cli("http://localhost:8000", None).is_err());
         let err = LlmConfig::from_cli("gpt-4", None).unwrap_err().to_string();
         assert!(err.contains("embedded") && err.contains("http"), "{err}");
@@ -438,6 +452,7 @@ mod tests {
             LlmConfig::default().with_threads(2),
             LlmConfig::Http {
                 url: "http://localhost:8000/v1".into(),
+                servers: vec!["http://gpu2:8000/v1".into(), "http://gpu3:8000/v1".into()],
                 model: "mistral-7b-instruct".into(),
                 api_key_env: Some("OPENAI_API_KEY".into()),
                 timeout_seconds: 60,

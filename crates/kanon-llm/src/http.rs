@@ -17,13 +17,20 @@
 //! Failures to connect, 429 and 5xx answers are retried with exponential back-off (a `Retry-After`
 //! header in seconds is honoured); other statuses and bodies that do not parse fail at once with
 //! [`Error::Backend`]. The reply is untrusted text: every field is checked, none is assumed.
+//!
+//! A pool of servers of the same model (several vLLM or llama.cpp servers, [`HttpModelBuilder::servers`])
+//! is one model: each attempt goes to the server with the most free slots, at most
+//! `max_in_flight` requests open at each; a server that failed is left alone for a second
+//! (doubling with each further failure, up to a minute), so a retry moves on to another. Answers do not depend on which server gave them (the same model, request and
+//! seed), so the response cache is shared across the pool.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::limit::Semaphore;
+use crate::limit::{Permit, Semaphore};
 use crate::{
     ChatModel, ChatRequest, ChatResponse, Choice, Error, ModelId, Result, TokenLogprob, Usage,
 };
@@ -33,24 +40,99 @@ const MAX_PAUSE: Duration = Duration::from_secs(60);
 /// How much of an error body is quoted in an error message.
 const QUOTE_CHARS: usize = 300;
 
-/// A client of one model at one OpenAI-compatible endpoint. Thread-safe; at most
-/// `max_in_flight` requests are open at once, the rest wait.
+/// A client of one model at one OpenAI-compatible endpoint, or at a pool of them. Thread-safe;
+/// at most `max_in_flight` requests are open at once at each server, the rest wait.
 pub struct HttpModel {
-    endpoint: String,
+    servers: Vec<Server>,
     model: String,
     api_key: Option<String>,
     agent: ureq::Agent,
     retries: u32,
     backoff: Duration,
-    in_flight: Semaphore,
     requests: AtomicU64,
+    built: std::time::Instant,
+    released: Releases,
+}
+
+/// Counts the slots freed at any server of the pool, so that a request waiting for a slot wakes
+/// at the first one, wherever it is.
+#[derive(Debug, Default)]
+struct Releases {
+    generation: Mutex<u64>,
+    changed: Condvar,
+}
+
+impl Releases {
+    fn generation(&self) -> u64 {
+        *self
+            .generation
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn notify(&self) {
+        *self
+            .generation
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) += 1;
+        self.changed.notify_all();
+    }
+
+    /// Waits until a slot is freed after `seen` was read, or `timeout` passes.
+    fn wait_past(&self, seen: u64, timeout: Duration) {
+        let guard = self
+            .generation
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .changed
+            .wait_timeout_while(guard, timeout, |generation| *generation == seen);
+    }
+}
+
+/// A slot at one server, for one attempt; freeing it wakes the requests that wait for one.
+struct Slot<'a> {
+    permit: Option<Permit<'a>>,
+    released: &'a Releases,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.permit.take();
+        self.released.notify();
+    }
+}
+
+/// One server of the pool.
+#[derive(Debug)]
+struct Server {
+    endpoint: String,
+    in_flight: Semaphore,
+    /// Attempts that failed since its last answer.
+    failures: AtomicU32,
+    /// Until when (milliseconds since the model was built) the server is left alone after a
+    /// failure: a second, then twice as long after each further failure, up to a minute.
+    resting_until: AtomicU64,
+}
+
+impl Server {
+    fn answered(&self) {
+        self.failures.store(0, Ordering::Relaxed);
+        self.resting_until.store(0, Ordering::Relaxed);
+    }
+
+    fn failed(&self, now_ms: u64) {
+        let failures = self.failures.fetch_add(1, Ordering::Relaxed).min(6);
+        let rest = (1000u64 << failures).min(60_000);
+        self.resting_until.store(now_ms + rest, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for HttpModel {
     // By hand, so that the API key never reaches a log.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpModel")
-            .field("endpoint", &self.endpoint)
+            .field("endpoints", &self.endpoints())
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("retries", &self.retries)
@@ -63,6 +145,7 @@ impl std::fmt::Debug for HttpModel {
 #[derive(Debug, Clone)]
 pub struct HttpModelBuilder {
     url: String,
+    servers: Vec<String>,
     model: String,
     api_key_env: Option<String>,
     timeout: Duration,
@@ -78,6 +161,7 @@ impl HttpModel {
     pub fn builder(url: impl Into<String>, model: impl Into<String>) -> HttpModelBuilder {
         HttpModelBuilder {
             url: url.into(),
+            servers: Vec::new(),
             model: model.into(),
             api_key_env: None,
             timeout: Duration::from_secs(120),
@@ -87,9 +171,14 @@ impl HttpModel {
         }
     }
 
-    /// The address requests go to.
+    /// The address requests go to (the first server's, in a pool).
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
+        &self.servers[0].endpoint
+    }
+
+    /// The addresses of every server of the pool.
+    pub fn endpoints(&self) -> Vec<&str> {
+        self.servers.iter().map(|s| s.endpoint.as_str()).collect()
     }
 
     /// HTTP requests sent so far, retries included.
@@ -97,8 +186,46 @@ impl HttpModel {
         self.requests.load(Ordering::Relaxed)
     }
 
-    fn backend_error(&self, failure: Failure) -> Error {
-        let backend = format!("http {}", self.endpoint);
+    fn now_ms(&self) -> u64 {
+        self.built.elapsed().as_millis() as u64
+    }
+
+    /// The server for the next attempt, and its slot: the one with the most free slots among
+    /// those not resting after a failure (all of them, when every one is resting); when every
+    /// such server is full, a wait for the first slot freed at any of them.
+    fn pick(&self) -> (&Server, Slot<'_>) {
+        loop {
+            let generation = self.released.generation();
+            let now = self.now_ms();
+            let mut order: Vec<&Server> = self
+                .servers
+                .iter()
+                .filter(|server| server.resting_until.load(Ordering::Relaxed) <= now)
+                .collect();
+            if order.is_empty() {
+                order = self.servers.iter().collect();
+                order.sort_by_key(|server| server.resting_until.load(Ordering::Relaxed));
+            } else {
+                order.sort_by_key(|server| std::cmp::Reverse(server.in_flight.free()));
+            }
+            for server in &order {
+                if let Some(permit) = server.in_flight.try_acquire() {
+                    let slot = Slot {
+                        permit: Some(permit),
+                        released: &self.released,
+                    };
+                    return (server, slot);
+                }
+            }
+            // Woken by any slot freed; at most a tenth of a second, for a resting server's
+            // return.
+            self.released
+                .wait_past(generation, Duration::from_millis(100));
+        }
+    }
+
+    fn backend_error(&self, endpoint: &str, failure: Failure) -> Error {
+        let backend = format!("http {endpoint}");
         match failure.source {
             Some(source) => Error::backend_from(backend, failure.message, source),
             None => Error::backend(backend, failure.message),
@@ -126,24 +253,42 @@ impl HttpModel {
         let body = body.to_string();
         let mut attempt = 0;
         loop {
-            let (failure, after) = match self.send(&body) {
-                Ok(Outcome::Body(text)) => {
-                    return parse_response(&text)
-                        .map_err(|message| self.backend_error(Failure::said(message)));
+            // The slot is held for the attempt only, not for the pause after it.
+            let (endpoint, failure, after) = {
+                let (server, _slot) = self.pick();
+                let endpoint = server.endpoint.as_str();
+                match self.send(endpoint, &body) {
+                    Ok(Outcome::Body(text)) => {
+                        server.answered();
+                        return parse_response(&text).map_err(|message| {
+                            self.backend_error(endpoint, Failure::said(message))
+                        });
+                    }
+                    Ok(Outcome::Fatal(failure)) => {
+                        return Err(self.backend_error(endpoint, failure));
+                    }
+                    Ok(Outcome::Retry { failure, after }) => {
+                        server.failed(self.now_ms());
+                        (endpoint, failure, after)
+                    }
+                    Err(failure) => {
+                        server.failed(self.now_ms());
+                        (endpoint, failure, None)
+                    }
                 }
-                Ok(Outcome::Fatal(failure)) => return Err(self.backend_error(failure)),
-                Ok(Outcome::Retry { failure, after }) => (failure, after),
-                Err(failure) => (failure, None),
             };
             if attempt >= self.retries {
-                return Err(self.backend_error(Failure {
-                    message: format!(
-                        "gave up after {} attempt(s): {}",
-                        attempt + 1,
-                        failure.message
-                    ),
-                    source: failure.source,
-                }));
+                return Err(self.backend_error(
+                    endpoint,
+                    Failure {
+                        message: format!(
+                            "gave up after {} attempt(s): {}",
+                            attempt + 1,
+                            failure.message
+                        ),
+                        source: failure.source,
+                    },
+                ));
             }
             let backoff = self
                 .backoff
@@ -154,11 +299,11 @@ impl HttpModel {
     }
 
     /// Sends once. `Err` is a transport failure worth retrying.
-    fn send(&self, body: &str) -> std::result::Result<Outcome, Failure> {
+    fn send(&self, endpoint: &str, body: &str) -> std::result::Result<Outcome, Failure> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut call = self
             .agent
-            .post(&self.endpoint)
+            .post(endpoint)
             .header("content-type", "application/json");
         if let Some(key) = &self.api_key {
             call = call.header("authorization", format!("Bearer {key}"));
@@ -260,7 +405,13 @@ impl HttpModelBuilder {
         self
     }
 
-    /// Requests open at once across all threads (at least 1).
+    /// More servers of the same model (a pool): requests go to the least busy server.
+    pub fn servers(mut self, urls: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.servers.extend(urls.into_iter().map(Into::into));
+        self
+    }
+
+    /// Requests open at once at each server, across all threads (at least 1).
     pub fn max_in_flight(mut self, max_in_flight: usize) -> Self {
         self.max_in_flight = max_in_flight;
         self
@@ -269,19 +420,16 @@ impl HttpModelBuilder {
     pub fn build(self) -> Result<HttpModel> {
         let load_error =
             |message: String| Error::load(format!("{} at {}", self.model, self.url), message);
-        let trimmed = self.url.trim().trim_end_matches('/');
-        if !(trimmed.starts_with("http://") || trimmed.starts_with("https://")) {
-            return Err(load_error(
-                "the URL must start with http:// or https://".into(),
-            ));
-        }
-        let endpoint = if trimmed.ends_with("/chat/completions") {
-            trimmed.to_owned()
-        } else if trimmed.ends_with("/v1") {
-            format!("{trimmed}/chat/completions")
-        } else {
-            format!("{trimmed}/v1/chat/completions")
-        };
+        let endpoints = std::iter::once(&self.url)
+            .chain(&self.servers)
+            .enumerate()
+            .map(|(i, url)| {
+                endpoint_of(url).map_err(|message| match i {
+                    0 => load_error(message),
+                    _ => load_error(format!("server {url}: {message}")),
+                })
+            })
+            .collect::<Result<Vec<String>>>()?;
         let api_key = match &self.api_key_env {
             None => None,
             Some(name) => Some(std::env::var(name).map_err(|_| {
@@ -296,15 +444,25 @@ impl HttpModelBuilder {
             .http_status_as_error(false)
             .build()
             .into();
+        let servers = endpoints
+            .into_iter()
+            .map(|endpoint| Server {
+                endpoint,
+                in_flight: Semaphore::new(self.max_in_flight),
+                failures: AtomicU32::new(0),
+                resting_until: AtomicU64::new(0),
+            })
+            .collect();
         Ok(HttpModel {
-            endpoint,
+            servers,
             model: self.model,
             api_key,
             agent,
             retries: self.retries,
             backoff: self.backoff,
-            in_flight: Semaphore::new(self.max_in_flight),
             requests: AtomicU64::new(0),
+            built: std::time::Instant::now(),
+            released: Releases::default(),
         })
     }
 }
@@ -321,7 +479,6 @@ impl ChatModel for HttpModel {
     /// and a rerun asks exactly the same requests.
     fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         request.validate()?;
-        let _permit = self.in_flight.acquire();
         let mut response = ChatResponse {
             choices: Vec::with_capacity(request.n as usize),
             usage: Usage::default(),
@@ -331,7 +488,10 @@ impl ChatModel for HttpModel {
             let missing = request.n - response.choices.len() as u32;
             let part = self.complete(request, missing, request.seed.wrapping_add(round))?;
             if part.choices.is_empty() {
-                return Err(self.backend_error(Failure::said("the answer has no choices")));
+                return Err(self.backend_error(
+                    &self.endpoints().join(", "),
+                    Failure::said("the answer has no choices"),
+                ));
             }
             response.usage.prompt_tokens += part.usage.prompt_tokens;
             response.usage.completion_tokens += part.usage.completion_tokens;
@@ -341,6 +501,22 @@ impl ChatModel for HttpModel {
         response.choices.truncate(request.n as usize);
         Ok(response)
     }
+}
+
+/// The chat-completions address of a server given as `http://host:port`, its `/v1`, or the full
+/// address.
+fn endpoint_of(url: &str) -> std::result::Result<String, String> {
+    let trimmed = url.trim().trim_end_matches('/');
+    if !(trimmed.starts_with("http://") || trimmed.starts_with("https://")) {
+        return Err("the URL must start with http:// or https://".into());
+    }
+    Ok(if trimmed.ends_with("/chat/completions") {
+        trimmed.to_owned()
+    } else if trimmed.ends_with("/v1") {
+        format!("{trimmed}/chat/completions")
+    } else {
+        format!("{trimmed}/v1/chat/completions")
+    })
 }
 
 /// The first characters of an answer, for error messages.

@@ -23,6 +23,22 @@ impl Semaphore {
         }
     }
 
+    /// A permit if one is free now, without waiting.
+    pub(crate) fn try_acquire(&self) -> Option<Permit<'_>> {
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        if *free == 0 {
+            return None;
+        }
+        *free -= 1;
+        Some(Permit { semaphore: self })
+    }
+
+    /// Permits free now.
+    pub(crate) fn free(&self) -> usize {
+        *self.free.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits for a permit (the embedded backend: one model, one queue).
     pub(crate) fn acquire(&self) -> Permit<'_> {
         // The counter stays consistent even if a holder panicked, so poisoning is ignored.
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
@@ -82,6 +98,11 @@ mod tests {
             thread.join().unwrap();
         }
         assert!(peak.load(Ordering::SeqCst) <= 2);
-        assert_eq!(*semaphore.free.lock().unwrap(), 2);
+        assert_eq!(semaphore.free(), 2);
+        let first = semaphore.try_acquire().unwrap();
+        let _second = semaphore.try_acquire().unwrap();
+        assert!(semaphore.try_acquire().is_none());
+        drop(first);
+        assert!(semaphore.try_acquire().is_some());
     }
 }

@@ -396,6 +396,67 @@ fn at_most_max_in_flight_requests_are_open() {
 }
 
 #[test]
+fn a_pool_spreads_requests_bounds_each_server_and_moves_past_a_dead_one() {
+    let slow = || {
+        Server::start(|_, _| Reply {
+            delay: Duration::from_millis(40),
+            ..reply(200, completion(&["ok"]))
+        })
+    };
+    let (a, b) = (slow(), slow());
+    let dead = {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        format!("http://127.0.0.1:{port}")
+    };
+    let model = HttpModel::builder(&dead, "m")
+        .servers([a.url.clone(), b.url.clone()])
+        .max_in_flight(2)
+        .retries(3)
+        .backoff(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    assert_eq!(model.endpoints().len(), 3);
+    std::thread::scope(|scope| {
+        for _ in 0..12 {
+            scope.spawn(|| assert_eq!(model.chat(&request()).unwrap().texts().count(), 1));
+        }
+    });
+    let (seen_a, seen_b) = (a.seen().len(), b.seen().len());
+    assert_eq!(seen_a + seen_b, 12);
+    assert!(
+        seen_a >= 3 && seen_b >= 3,
+        "{seen_a} / {seen_b}, peaks {} {}, requests {}",
+        a.peak_in_flight.load(Ordering::SeqCst),
+        b.peak_in_flight.load(Ordering::SeqCst),
+        model.requests()
+    );
+    for server in [&a, &b] {
+        let peak = server.peak_in_flight.load(Ordering::SeqCst);
+        assert!((1..=2).contains(&peak), "peak {peak}");
+    }
+    // The dead server was tried, then avoided: far fewer attempts than requests went there.
+    let to_dead = model.requests() as usize - 12;
+    assert!(
+        (1..=4).contains(&to_dead),
+        "{to_dead} attempts at the dead server"
+    );
+
+    let err = HttpModel::builder(&a.url, "m")
+        .servers(["ftp://x"])
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("server ftp://x: the URL must start with http://"),
+        "{err}"
+    );
+}
+
+#[test]
 fn invalid_requests_never_reach_the_server() {
     let server = Server::start(|_, _| reply(200, completion(&["ok"])));
     let model = quick(&server.url);

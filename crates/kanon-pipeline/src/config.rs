@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use kanon_core::config::ConfigFile;
+use kanon_core::shard::Shard;
 use kanon_eval::job::{TpsModels, Truth};
 use kanon_eval::privacy::NeuralAttackerJob;
 use kanon_kg::Source;
@@ -96,6 +97,10 @@ pub struct LabelStage {
     /// Documents per shard (the unit of resumption; default 10,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard_size: Option<usize>,
+    /// Only part `I/N` of the documents (a batch scheduler's array task): the run must stop
+    /// after this stage (`--until`), and `kanon merge` joins the parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// `kanon train`'s settings.
@@ -145,6 +150,10 @@ pub struct DetectStage {
     pub model: Option<PathBuf>,
     #[serde(default)]
     pub config: DetectConfig,
+    /// Only part `I/N` of the documents (a batch scheduler's array task): the run must stop
+    /// after this stage (`--until`), and `kanon merge` joins the parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// `kanon sanitize`'s settings, and the baselines compared with it.
@@ -181,6 +190,10 @@ pub struct SanitizeStage {
     /// `suppress`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub baselines: Vec<String>,
+    /// Only part `I/N` of the documents (a batch scheduler's array task): the run must stop
+    /// after this stage (`--until`), and `kanon merge` joins the parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// The evaluation of the sanitized output (`kanon eval report`, and `kanon eval spans` when

@@ -398,6 +398,7 @@ impl Pipeline {
 
     /// What the run will do with each stage.
     pub fn plan(&self, options: &RunOptions<'_>) -> Result<Vec<PlannedStage>> {
+        self.check_shards(options)?;
         let mut planned = Vec::new();
         for (stage, hash) in self.hashes()? {
             let in_range = options.from.is_none_or(|from| stage >= from)
@@ -435,6 +436,34 @@ impl Pipeline {
             });
         }
         Ok(planned)
+    }
+
+    /// A sharded stage makes one part of its output, which no later stage may take for the whole:
+    /// the run must stop there.
+    fn check_shards(&self, options: &RunOptions<'_>) -> Result<()> {
+        let c = &self.config;
+        let sharded = [
+            (Stage::Label, c.label.as_ref().and_then(|s| s.shard)),
+            (Stage::Detect, c.detect.as_ref().and_then(|s| s.shard)),
+            (Stage::Sanitize, c.sanitize.as_ref().and_then(|s| s.shard)),
+        ];
+        let runs = |stage: Stage| {
+            self.config.has(stage)
+                && options.from.is_none_or(|from| stage >= from)
+                && options.until.is_none_or(|until| stage <= until)
+        };
+        for (stage, shard) in sharded {
+            let Some(shard) = shard else { continue };
+            let later = Stage::ALL.iter().copied().find(|&s| s > stage && runs(s));
+            if let Some(later) = later.filter(|_| runs(stage)) {
+                return Err(Error::Setting(format!(
+                    "{stage}.shard = \"{shard}\" makes one part of the {stage} output, which \
+                     stage {later} cannot take for the whole: run with --until {stage}, join \
+                     the parts with `kanon merge`, then run the rest on the merged output"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Runs the plan: each stage with work, its record written before (running) and after
@@ -584,6 +613,7 @@ impl Pipeline {
                 if let Some(size) = label.shard_size {
                     job.shard_size = size;
                 }
+                job.shard = label.shard;
                 let summary = kanon_label::corpus::run(&job, progress).map_err(Error::Label)?;
                 Ok((
                     one_line(&summary.render()),
@@ -624,6 +654,7 @@ impl Pipeline {
                     out: self.paths.spans(),
                     format: SpansFormat::Jsonl,
                     config: detect.config,
+                    shard: detect.shard,
                 };
                 let summary = kanon_tagger::detect::run(&job, progress)
                     .map_err(|source| Error::Tagger { stage, source })?;
@@ -719,6 +750,7 @@ impl Pipeline {
                 llm,
                 attacker_llm,
                 cache: sanitize.cache.clone(),
+                shard: sanitize.shard,
             };
             let should_stop = || options.should_stop.is_some_and(|stop| stop());
             let summary =

@@ -264,3 +264,43 @@ fn a_stage_without_its_input_is_a_config_error() {
         .to_string();
     assert!(err.contains("exactly one of"), "{err}");
 }
+
+#[test]
+fn a_sharded_stage_must_end_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("docs.jsonl"),
+        "{\"id\":\"a\",\"text\":\"x\"}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("model")).unwrap();
+    let path = dir.path().join("run.toml");
+    std::fs::write(
+        &path,
+        "[detect]\ndocs = \"docs.jsonl\"\nmodel = \"model\"\n\n[sanitize]\nconfig = { strategy = { type = \"label\" } }\n",
+    )
+    .unwrap();
+    let sharded = ["detect.shard=1/4".to_string()];
+    let config = RunConfig::load_with(&path, &sharded).unwrap();
+    assert_eq!(
+        config.detect.as_ref().unwrap().shard.unwrap().to_string(),
+        "1/4"
+    );
+    let pipeline = Pipeline::new(config, dir.path().join("run")).unwrap();
+    let err = pipeline
+        .plan(&RunOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("detect.shard = \"1/4\"") && err.contains("--until detect"),
+        "{err}"
+    );
+    let until = RunOptions {
+        until: Some(Stage::Detect),
+        ..RunOptions::default()
+    };
+    assert!(pipeline.plan(&until).is_ok());
+    let bad = ["detect.shard=4/4".to_string()];
+    let err = RunConfig::load_with(&path, &bad).unwrap_err().to_string();
+    assert!(err.contains("below the number of parts"), "{err}");
+}

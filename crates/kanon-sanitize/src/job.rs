@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use kanon_core::config::ConfigFile;
 use kanon_core::io::{JsonlLog, read_documents, with_suffix};
+use kanon_core::shard::{OutputKind, Shard, ShardRecord};
 use kanon_core::spans::read_spans;
 use kanon_core::{EntityType, Progress};
 use kanon_llm::{CacheStats, CachedModel, ChatModel, LlmConfig, ResponseCache};
@@ -70,9 +71,22 @@ pub struct SanitizeJob {
     pub attacker_llm: Option<LlmConfig>,
     #[serde(default)]
     pub cache: ResponseCache,
+    /// Only part `I/N` of the documents (after `limit`; a batch scheduler's array task);
+    /// `kanon merge` joins the parts' outputs (and audits) into those of one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
-impl SanitizeJob {}
+impl SanitizeJob {
+    /// What must be equal across the parts of a sharded run: everything but where the outputs
+    /// go, the cache and the shard.
+    fn shard_settings(&self) -> serde_json::Value {
+        kanon_core::shard::settings_of(
+            self,
+            &["out", "audit", "summary", "texts", "cache", "shard"],
+        )
+    }
+}
 
 impl ConfigFile for SanitizeJob {
     fn check(&self) -> std::result::Result<(), String> {
@@ -159,6 +173,12 @@ pub fn run_until(
     };
     if let Some(limit) = job.limit {
         docs.truncate(limit);
+    }
+    let input_documents = docs.len();
+    if let Some(shard) = job.shard {
+        let part = shard.range(input_documents);
+        docs.truncate(part.end);
+        docs.drain(..part.start);
     }
     let mut seen = HashSet::new();
     for doc in &docs {
@@ -310,6 +330,22 @@ pub fn run_until(
     kanon_core::io::atomic_write(&job.out, |writer| {
         kanon_core::io::write_jsonl(writer, &ordered)
     })?;
+    let outputs = [(&job.out, OutputKind::Sanitized)]
+        .into_iter()
+        .chain(job.audit.iter().map(|audit| (audit, OutputKind::Audit)));
+    for (output, kind) in outputs {
+        match job.shard {
+            Some(shard) => ShardRecord::new(
+                kind,
+                shard,
+                &job.docs,
+                input_documents,
+                job.shard_settings(),
+            )
+            .write(output)?,
+            None => ShardRecord::remove_stale(output, kind)?,
+        }
+    }
     // The output is complete: a partial file left behind would only be redone work.
     let _ = partial.remove();
     let _ = runs_log.remove();
@@ -364,6 +400,7 @@ mod tests {
                     LlmConfig::from_cli("http://localhost:8001", Some("big")).unwrap(),
                 ),
                 cache: ResponseCache::Dir("answers".into()),
+                shard: Some("2/3".parse().unwrap()),
             },
             SanitizeJob {
                 docs: "tab.json".into(),
@@ -377,6 +414,7 @@ mod tests {
                 llm: None,
                 attacker_llm: None,
                 cache: ResponseCache::Off,
+                shard: None,
             },
         ];
         for job in jobs {

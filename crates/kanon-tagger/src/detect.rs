@@ -7,6 +7,7 @@ use std::time::Instant;
 use burn::tensor::Device;
 use kanon_core::Progress;
 use kanon_core::config::ConfigFile;
+use kanon_core::shard::{OutputKind, Shard, ShardRecord};
 use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_format};
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +92,10 @@ pub struct DetectJob {
     pub format: SpansFormat,
     #[serde(default)]
     pub config: DetectConfig,
+    /// Only part `I/N` of the documents (a batch scheduler's array task); `kanon merge` joins
+    /// the parts' spans into the spans of one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 impl DetectJob {}
@@ -130,7 +135,13 @@ pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
     let tagger = Tagger::load(&job.model, &Device::default())?
         .with_decision(config.decision())
         .with_tidy(config.tidy);
-    let docs = kanon_core::io::read_documents(&job.docs)?.docs;
+    let mut docs = kanon_core::io::read_documents(&job.docs)?.docs;
+    let input_documents = docs.len();
+    if let Some(shard) = job.shard {
+        let part = shard.range(input_documents);
+        docs.truncate(part.end);
+        docs.drain(..part.start);
+    }
     progress.stage("detect", docs.len() as u64);
     let started = Instant::now();
     let mut detected = Vec::with_capacity(docs.len());
@@ -157,6 +168,21 @@ pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
         SpansFormat::Jsonl => write_spans(w, &detected),
         SpansFormat::Tab => write_system_format(w, &detected),
     })?;
+    let kind = match job.format {
+        SpansFormat::Jsonl => OutputKind::Spans,
+        SpansFormat::Tab => OutputKind::SpansTab,
+    };
+    match job.shard {
+        Some(shard) => ShardRecord::new(
+            kind,
+            shard,
+            &job.docs,
+            input_documents,
+            kanon_core::shard::settings_of(job, &["out", "shard"]),
+        )
+        .write(&job.out)?,
+        None => ShardRecord::remove_stale(&job.out, kind)?,
+    }
     Ok(DetectSummary {
         documents: docs.len(),
         spans: detected.iter().map(|d| d.spans.len()).sum(),
@@ -182,6 +208,7 @@ mod tests {
                 tidy: false,
                 token_budget: 2048,
             },
+            shard: Some("1/4".parse().unwrap()),
         };
         for name in ["detect.toml", "detect.json"] {
             let path = dir.path().join(name);

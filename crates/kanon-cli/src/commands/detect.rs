@@ -28,6 +28,7 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         out: args.out.clone(),
         format: args.export.unwrap_or_default(),
         config,
+        shard: args.shard,
     };
     let bars = Bars::new();
     let summary = detect(&job, &bars)?;

@@ -20,6 +20,7 @@ pub fn run(args: &LabelRunArgs, out: &mut dyn Write) -> Result<()> {
         },
         format: args.format,
         shard_size: args.shard_size,
+        shard: args.shard,
         ..LabelJob::new(index, docs, corpus_dir)
     };
     let bars = Bars::new();

@@ -26,6 +26,7 @@ mod kg_import;
 mod kg_synth;
 mod label;
 mod label_explain;
+mod merge;
 mod models;
 mod quickstart;
 mod run;
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Models(command) => models::run(&command, &mut out),
         Command::Train(args) => train::run(&args, &mut out),
         Command::Detect(args) => detect::run(&args, &mut out),
+        Command::Merge(args) => merge::run(&args, &mut out),
         Command::Sanitize(args) => sanitize::run(&args, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Eval(EvalCommand::Tab(args)) => eval_tab::run(&args, &mut out),
