@@ -124,6 +124,24 @@ fn sanitizes_detector_spans_and_reruns_from_the_cache() {
 }
 
 #[test]
+fn documents_sanitized_at_once_give_the_same_output_and_figures() {
+    let fixture = Fixture::new();
+    let read = |name: &str| std::fs::read_to_string(fixture.path().join(name)).unwrap();
+    let summary_of =
+        |name: &str| -> serde_json::Value { serde_json::from_str(&read(name)).unwrap() };
+    let one = fixture.sanitize(&["--summary", "one.json"]);
+    let output = read("out.jsonl");
+    // An empty cache again, so that each worker asks the model itself.
+    std::fs::remove_dir_all(fixture.path().join("cache")).unwrap();
+    let three = fixture.sanitize(&["--workers", "3", "--summary", "three.json"]);
+    assert_eq!(read("out.jsonl"), output);
+    assert_eq!(without_times(&three), without_times(&one));
+    let (one, three) = (summary_of("one.json"), summary_of("three.json"));
+    assert_eq!(three["cache_misses"], one["cache_misses"]);
+    assert_eq!(three["stats"], one["stats"]);
+}
+
+#[test]
 fn resumes_where_an_interrupted_run_stopped() {
     let fixture = Fixture::new();
     // An interrupted run: document a is done, b was being written when the process died.

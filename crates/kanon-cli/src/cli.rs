@@ -378,6 +378,10 @@ pub struct SanitizeArgs {
     pub max_tokens: Option<u32>,
     #[arg(long)]
     pub temperature: Option<f32>,
+    /// Documents sanitized at once (default 1): more only helps an HTTP server or pool that
+    /// answers in parallel (up to its servers × max_in_flight); the output is the same.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
     /// Only part I/N of the documents (after --limit; 0-based: 0/4 … 3/4; a Slurm array task or
     /// a Kubernetes Indexed Job); `kanon merge` joins the parts' outputs (and audits).
     #[arg(long, value_name = "I/N")]

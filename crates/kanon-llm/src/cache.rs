@@ -86,11 +86,25 @@ pub struct CachedModel<M: ChatModel> {
     misses: AtomicU64,
 }
 
+thread_local! {
+    static THREAD_STATS: std::cell::Cell<CacheStats> = const {
+        std::cell::Cell::new(CacheStats { hits: 0, misses: 0 })
+    };
+}
+
 /// Hits and misses since the cache was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheStats {
     pub hits: u64,
     pub misses: u64,
+}
+
+impl CacheStats {
+    /// Hits and misses of every cache asked from the calling thread, so far: the difference
+    /// around a piece of work is that work's, even while other threads use the same caches.
+    pub fn of_this_thread() -> CacheStats {
+        THREAD_STATS.with(std::cell::Cell::get)
+    }
 }
 
 #[derive(Serialize)]
@@ -222,9 +236,19 @@ impl<M: ChatModel> ChatModel for CachedModel<M> {
         let path = self.entry_path(request)?;
         if let Some(response) = self.read(&path, &id, request)? {
             self.hits.fetch_add(1, Ordering::Relaxed);
+            THREAD_STATS.with(|stats| {
+                let mut now = stats.get();
+                now.hits += 1;
+                stats.set(now);
+            });
             return Ok(response);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
+        THREAD_STATS.with(|stats| {
+            let mut now = stats.get();
+            now.misses += 1;
+            stats.set(now);
+        });
         let response = self.inner.chat(request)?;
         let entry = Entry {
             format: CACHE_FORMAT,

@@ -39,6 +39,7 @@ impl Semaphore {
     }
 
     /// Waits for a permit (the embedded backend: one model, one queue).
+    #[cfg_attr(not(feature = "embedded"), allow(dead_code))]
     pub(crate) fn acquire(&self) -> Permit<'_> {
         // The counter stays consistent even if a holder panicked, so poisoning is ignored.
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);

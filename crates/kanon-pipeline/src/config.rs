@@ -190,6 +190,10 @@ pub struct SanitizeStage {
     /// `suppress`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub baselines: Vec<String>,
+    /// Documents sanitized at once (default 1): more for an HTTP server or pool that answers in
+    /// parallel; the output is the same for any number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<usize>,
     /// Only part `I/N` of the documents (a batch scheduler's array task): the run must stop
     /// after this stage (`--until`), and `kanon merge` joins the parts.
     #[serde(default, skip_serializing_if = "Option::is_none")]

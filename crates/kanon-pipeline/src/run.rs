@@ -17,7 +17,7 @@ use kanon_tagger::{DetectJob, SpansFormat};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::config::{KgStage, RunConfig};
+use crate::config::{KgStage, RunConfig, SanitizeStage};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::report::{RunReport, StageRow};
@@ -360,7 +360,11 @@ impl Pipeline {
                 }
                 Stage::Sanitize => {
                     let sanitize = c.sanitize.as_ref().ok_or_else(|| unconfigured(stage))?;
-                    h.params(sanitize)?;
+                    // How many documents go at once changes nothing in the output.
+                    h.params(&SanitizeStage {
+                        workers: None,
+                        ..sanitize.clone()
+                    })?;
                     match (upstream(&hashes, Stage::Detect), &sanitize.spans) {
                         (Some(detect), _) => {
                             h.upstream(&detect);
@@ -750,6 +754,7 @@ impl Pipeline {
                 llm,
                 attacker_llm,
                 cache: sanitize.cache.clone(),
+                workers: sanitize.workers.unwrap_or(1),
                 shard: sanitize.shard,
             };
             let should_stop = || options.should_stop.is_some_and(|stop| stop());

@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use kanon_core::config::ConfigFile;
@@ -21,7 +23,7 @@ use crate::audit::AuditDocument;
 use crate::config::SanitizerConfig;
 use crate::error::{Error, Result};
 use crate::group::Mention;
-use crate::sanitizer::{SanitizeStats, SanitizedDocument, Sanitizer};
+use crate::sanitizer::{SanitizeStats, Sanitized, SanitizedDocument, Sanitizer};
 use crate::summary::SanitizeSummary;
 
 /// Where the spans to replace come from.
@@ -71,10 +73,23 @@ pub struct SanitizeJob {
     pub attacker_llm: Option<LlmConfig>,
     #[serde(default)]
     pub cache: ResponseCache,
+    /// Documents sanitized at once (default 1). More only helps a model that answers requests
+    /// in parallel: an HTTP server or pool (up to its servers × `max_in_flight`); the embedded
+    /// model answers one at a time. The output is the same for any number.
+    #[serde(default = "one_worker", skip_serializing_if = "is_one")]
+    pub workers: usize,
     /// Only part `I/N` of the documents (after `limit`; a batch scheduler's array task);
     /// `kanon merge` joins the parts' outputs (and audits) into those of one run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+}
+
+fn one_worker() -> usize {
+    1
+}
+
+fn is_one(workers: &usize) -> bool {
+    *workers == 1
 }
 
 impl SanitizeJob {
@@ -83,7 +98,9 @@ impl SanitizeJob {
     fn shard_settings(&self) -> serde_json::Value {
         kanon_core::shard::settings_of(
             self,
-            &["out", "audit", "summary", "texts", "cache", "shard"],
+            &[
+                "out", "audit", "summary", "texts", "cache", "shard", "workers",
+            ],
         )
     }
 }
@@ -121,13 +138,13 @@ pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary
     run_until(job, progress, &|| false)
 }
 
-/// [`run`], asking `should_stop` before each document: `true` ends the run with
+/// [`run`], asking `should_stop` before each document (from the worker that would take it): `true` ends the run with
 /// [`Error::Stopped`], the finished documents kept in `OUT.partial` for a rerun to resume from
 /// (a Ctrl-C that loses nothing).
 pub fn run_until(
     job: &SanitizeJob,
     progress: &dyn Progress,
-    should_stop: &dyn Fn() -> bool,
+    should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<SanitizeSummary> {
     let started = Instant::now();
     let config = &job.sanitizer;
@@ -253,57 +270,101 @@ pub fn run_until(
     progress.stage("sanitize", docs.len() as u64);
     progress.advance(done_ids.len() as u64);
     let resumed = docs.iter().filter(|doc| done_ids.contains(&doc.id)).count() as u64;
+    let pending: Vec<(&kanon_core::Document, Vec<Mention>)> = docs
+        .iter()
+        .filter(|doc| !done_ids.contains(&doc.id))
+        .map(|doc| (doc, spans.remove(&doc.id).unwrap_or_default()))
+        .collect();
     let mut total = SanitizeStats::default();
     let mut document_seconds = 0.0;
-    for doc in &docs {
-        if done_ids.contains(&doc.id) {
-            continue;
-        }
-        if should_stop() {
-            return Err(Error::Stopped {
-                done: by_id.len(),
-                documents: docs.len(),
-                partial: partial_path,
+    // Workers take the next pending document; this thread writes each finished one to the
+    // partial files (in the order they finish: the output is put in input order at the end).
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let mut failure: Option<Error> = None;
+    let (finished, results) = mpsc::channel::<Result<(usize, Sanitized, DocumentRun)>>();
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..job.workers.clamp(1, pending.len().max(1)) {
+            let finished = finished.clone();
+            let (pending, next, stop, sanitizer) = (&pending, &next, &stop, &sanitizer);
+            scope.spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    if should_stop() {
+                        stop.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((doc, mentions)) = pending.get(i) else {
+                        break;
+                    };
+                    let before = CacheStats::of_this_thread();
+                    let doc_started = Instant::now();
+                    let result =
+                        sanitizer
+                            .sanitize(&doc.id, &doc.text, mentions)
+                            .map(|sanitized| {
+                                let after = CacheStats::of_this_thread();
+                                let run = DocumentRun {
+                                    id: doc.id.clone(),
+                                    seconds: doc_started.elapsed().as_secs_f64(),
+                                    cache: CacheStats {
+                                        hits: after.hits - before.hits,
+                                        misses: after.misses - before.misses,
+                                    },
+                                    stats: sanitized.stats.clone(),
+                                };
+                                (i, sanitized, run)
+                            });
+                    if result.is_err() {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    if finished.send(result).is_err() {
+                        break;
+                    }
+                }
             });
         }
-        let cache_stats = || {
-            let mut stats = model.as_ref().map(CachedModel::stats).unwrap_or_default();
-            if let Some(attacker) = &attacker {
-                stats.hits += attacker.stats().hits;
-                stats.misses += attacker.stats().misses;
+        drop(finished);
+        for result in results {
+            let (_, sanitized, run) = match result {
+                Ok(done) => done,
+                Err(err) => {
+                    failure.get_or_insert(err);
+                    continue;
+                }
+            };
+            let record = PartialDocument {
+                document: sanitized.document,
+                audit: job.audit.is_some().then_some(sanitized.audit),
+            };
+            let written = partial.append(&record).and_then(|()| runs_log.append(&run));
+            if let Err(err) = written {
+                stop.store(true, Ordering::SeqCst);
+                failure.get_or_insert(err.into());
+                continue;
             }
-            stats
-        };
-        let before = cache_stats();
-        let doc_started = Instant::now();
-        let mentions = spans.remove(&doc.id).unwrap_or_default();
-        let sanitized = sanitizer.sanitize(&doc.id, &doc.text, &mentions)?;
-        let after = cache_stats();
-        let record = PartialDocument {
-            document: sanitized.document,
-            audit: job.audit.is_some().then_some(sanitized.audit),
-        };
-        partial.append(&record)?;
-        let run = DocumentRun {
-            id: doc.id.clone(),
-            seconds: doc_started.elapsed().as_secs_f64(),
-            cache: CacheStats {
-                hits: after.hits - before.hits,
-                misses: after.misses - before.misses,
-            },
-            stats: sanitized.stats,
-        };
-        runs_log.append(&run)?;
-        total.add(&run.stats);
-        document_seconds += run.seconds;
-        by_id.insert(doc.id.clone(), record);
-        runs.insert(run.id.clone(), run);
-        progress.advance(1);
-        progress.message(&format!(
-            "{:.1} s/doc, {:.2} LLM calls/span",
-            document_seconds / total.documents.max(1) as f64,
-            total.llm_calls() as f64 / total.spans.max(1) as f64
-        ));
+            total.add(&run.stats);
+            document_seconds += run.seconds;
+            by_id.insert(run.id.clone(), record);
+            runs.insert(run.id.clone(), run);
+            progress.advance(1);
+            progress.message(&format!(
+                "{:.1} s/doc, {:.2} LLM calls/span",
+                document_seconds / total.documents.max(1) as f64,
+                total.llm_calls() as f64 / total.spans.max(1) as f64
+            ));
+        }
+        Ok(())
+    })?;
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    if by_id.len() < docs.len() {
+        return Err(Error::Stopped {
+            done: by_id.len(),
+            documents: docs.len(),
+            partial: partial_path,
+        });
     }
 
     // Everything is done: the output in input order, atomically, then the partial files go.
@@ -400,6 +461,7 @@ mod tests {
                     LlmConfig::from_cli("http://localhost:8001", Some("big")).unwrap(),
                 ),
                 cache: ResponseCache::Dir("answers".into()),
+                workers: 4,
                 shard: Some("2/3".parse().unwrap()),
             },
             SanitizeJob {
@@ -414,6 +476,7 @@ mod tests {
                 llm: None,
                 attacker_llm: None,
                 cache: ResponseCache::Off,
+                workers: 1,
                 shard: None,
             },
         ];

@@ -70,6 +70,7 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
         llm,
         attacker_llm,
         cache: ResponseCache::from_cli(args.cache.as_deref(), args.no_cache),
+        workers: args.workers,
         shard: args.shard,
     };
     // The first Ctrl-C stops after the document in flight (the finished ones stay in
