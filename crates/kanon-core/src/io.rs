@@ -12,13 +12,16 @@ use crate::error::{Error, Result};
 use crate::tab::TabDocument;
 
 /// Writes `path` atomically: `write` fills a temporary file beside it, which is synced and renamed over
-/// `path` only when `write` succeeds.
+/// `path` only when `write` succeeds. A missing parent directory is created.
 pub fn atomic_write<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 {
     let tmp = temp_path(path);
     let result = (|| {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)?;
+        }
         let file = File::create(&tmp)?;
         let mut writer = BufWriter::new(file);
         write(&mut writer)?;

@@ -124,10 +124,13 @@ pub struct ShardRecord {
     pub shard_format_version: u32,
     pub kind: OutputKind,
     pub shard: Shard,
-    /// The input documents as the job named them.
+    /// The input documents as the job named them (for people: the parts of a run in separate
+    /// directories name their inputs differently; [`ShardRecord::input_fingerprint`] is compared).
     pub input: String,
     /// Documents in the whole input (after a `limit`).
     pub input_documents: usize,
+    /// A hash of the whole input's contents ([`Fingerprint`]).
+    pub input_fingerprint: String,
     /// The position of this shard's first document in the whole input.
     pub first: usize,
     /// Documents in this shard.
@@ -144,6 +147,7 @@ impl ShardRecord {
         shard: Shard,
         input: &Path,
         input_documents: usize,
+        input_fingerprint: String,
         settings: serde_json::Value,
     ) -> Self {
         let range = shard.range(input_documents);
@@ -153,6 +157,7 @@ impl ShardRecord {
             shard,
             input: input.display().to_string(),
             input_documents,
+            input_fingerprint,
             first: range.start,
             documents: range.len(),
             settings,
@@ -262,7 +267,7 @@ impl ShardSet {
             if record.shard.count() != count {
                 return Err(mismatch(output, "numbers of shards"));
             }
-            if record.input != reference.input
+            if record.input_fingerprint != reference.input_fingerprint
                 || record.input_documents != reference.input_documents
             {
                 return Err(mismatch(output, "input"));
@@ -323,6 +328,63 @@ impl ShardSet {
             kind: reference.kind,
             parts,
         })
+    }
+}
+
+/// A hash of contents, for [`ShardRecord::input_fingerprint`] and settings that name files: equal
+/// contents give equal fingerprints wherever the files are.
+#[derive(Default)]
+pub struct Fingerprint(xxhash_rust::xxh3::Xxh3);
+
+impl fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.finish())
+    }
+}
+
+impl Fingerprint {
+    pub fn new() -> Self {
+        Fingerprint::default()
+    }
+
+    /// Adds bytes.
+    pub fn update(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.update(bytes);
+        self
+    }
+
+    /// Adds documents: each one's id and text, in order.
+    pub fn documents(&mut self, docs: &[crate::Document]) -> &mut Self {
+        for doc in docs {
+            for part in [doc.id.as_bytes(), &[0], doc.text.as_bytes(), &[0]] {
+                self.0.update(part);
+            }
+        }
+        self
+    }
+
+    /// Adds a file's contents.
+    pub fn file(&mut self, path: &Path) -> Result<&mut Self> {
+        let mut reader = crate::io::open(path)?;
+        std::io::copy(&mut reader, &mut HashWriter(&mut self.0)).with_path(path)?;
+        Ok(self)
+    }
+
+    pub fn finish(&self) -> String {
+        format!("xxh3-128:{:032x}", self.0.digest128())
+    }
+}
+
+struct HashWriter<'a>(&'a mut xxhash_rust::xxh3::Xxh3);
+
+impl Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -408,8 +470,9 @@ mod tests {
             ShardRecord::new(
                 OutputKind::Spans,
                 shard.parse().unwrap(),
-                Path::new("docs.jsonl"),
+                Path::new(&format!("{name}.docs.jsonl")),
                 3,
+                Fingerprint::new().update(b"three documents").finish(),
                 settings,
             )
             .write(&path)

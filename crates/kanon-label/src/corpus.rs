@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use kanon_core::PathContext;
 use kanon_core::config::ConfigFile;
-use kanon_core::shard::{OutputKind, Shard, ShardRecord, ShardSet};
+use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord, ShardSet};
 use kanon_core::{Document, Progress};
 use kanon_index::Index;
 use rayon::prelude::*;
@@ -259,14 +259,29 @@ fn label(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
     }
     let manifest = gather(job, &index, &shard_paths)?;
     match job.shard {
-        Some(shard) => ShardRecord::new(
-            OutputKind::Corpus,
-            shard,
-            &job.docs,
-            total,
-            kanon_core::shard::settings_of(job, &["out", "shard"]),
-        )
-        .write(&job.out)?,
+        Some(shard) => {
+            // Parts run in separate directories name their index and documents differently:
+            // what they hold is compared instead.
+            let mut settings = kanon_core::shard::settings_of(
+                job,
+                &["out", "shard", "index_dir", "docs", "shard_size"],
+            );
+            settings["index"] = serde_json::json!({
+                "people": index.meta().people,
+                "terms": index.meta().terms,
+                "format_version": index.meta().index_format_version,
+            });
+            let fingerprint = Fingerprint::new().file(&job.docs)?.finish();
+            ShardRecord::new(
+                OutputKind::Corpus,
+                shard,
+                &job.docs,
+                total,
+                fingerprint,
+                settings,
+            )
+            .write(&job.out)?
+        }
         None => ShardRecord::remove_stale(&job.out, OutputKind::Corpus)?,
     }
     let _ = fs::remove_dir_all(&shards_dir);

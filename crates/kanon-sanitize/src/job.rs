@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use kanon_core::config::ConfigFile;
 use kanon_core::io::{JsonlLog, read_documents, with_suffix};
-use kanon_core::shard::{OutputKind, Shard, ShardRecord};
+use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord};
 use kanon_core::spans::read_spans;
 use kanon_core::{EntityType, Progress};
 use kanon_llm::{CacheStats, CachedModel, ChatModel, LlmConfig, ResponseCache};
@@ -93,15 +93,23 @@ fn is_one(workers: &usize) -> bool {
 }
 
 impl SanitizeJob {
-    /// What must be equal across the parts of a sharded run: everything but where the outputs
-    /// go, the cache and the shard.
-    fn shard_settings(&self) -> serde_json::Value {
-        kanon_core::shard::settings_of(
+    /// What must be equal across the parts of a sharded run: everything but where the inputs
+    /// are (their contents are compared), where the outputs go, the cache, the workers and the
+    /// shard.
+    fn shard_settings(&self) -> Result<serde_json::Value> {
+        let mut settings = kanon_core::shard::settings_of(
             self,
             &[
-                "out", "audit", "summary", "texts", "cache", "shard", "workers",
+                "docs", "out", "audit", "summary", "texts", "cache", "workers", "shard",
             ],
-        )
+        );
+        if let SpanSource::File { path } = &self.spans {
+            settings["spans"] = serde_json::json!({
+                "from": "file",
+                "fingerprint": Fingerprint::new().file(path)?.finish(),
+            });
+        }
+        Ok(settings)
     }
 }
 
@@ -192,6 +200,9 @@ pub fn run_until(
         docs.truncate(limit);
     }
     let input_documents = docs.len();
+    let input_fingerprint = job
+        .shard
+        .map(|_| Fingerprint::new().documents(&docs).finish());
     if let Some(shard) = job.shard {
         let part = shard.range(input_documents);
         docs.truncate(part.end);
@@ -401,7 +412,8 @@ pub fn run_until(
                 shard,
                 &job.docs,
                 input_documents,
-                job.shard_settings(),
+                input_fingerprint.clone().unwrap_or_default(),
+                job.shard_settings()?,
             )
             .write(output)?,
             None => ShardRecord::remove_stale(output, kind)?,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use burn::tensor::Device;
 use kanon_core::Progress;
 use kanon_core::config::ConfigFile;
-use kanon_core::shard::{OutputKind, Shard, ShardRecord};
+use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord};
 use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_format};
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +137,9 @@ pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
         .with_tidy(config.tidy);
     let mut docs = kanon_core::io::read_documents(&job.docs)?.docs;
     let input_documents = docs.len();
+    let input_fingerprint = job
+        .shard
+        .map(|_| Fingerprint::new().documents(&docs).finish());
     if let Some(shard) = job.shard {
         let part = shard.range(input_documents);
         docs.truncate(part.end);
@@ -178,7 +181,8 @@ pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
             shard,
             &job.docs,
             input_documents,
-            kanon_core::shard::settings_of(job, &["out", "shard"]),
+            input_fingerprint.unwrap_or_default(),
+            kanon_core::shard::settings_of(job, &["out", "shard", "docs"]),
         )
         .write(&job.out)?,
         None => ShardRecord::remove_stale(&job.out, kind)?,
