@@ -141,23 +141,16 @@ pub struct ShardRecord {
 }
 
 impl ShardRecord {
-    /// The record of `shard` of an input of `input_documents` documents.
-    pub fn new(
-        kind: OutputKind,
-        shard: Shard,
-        input: &Path,
-        input_documents: usize,
-        input_fingerprint: String,
-        settings: serde_json::Value,
-    ) -> Self {
-        let range = shard.range(input_documents);
+    /// The record of `part`, cut from the documents at `input`.
+    pub fn new(kind: OutputKind, part: &Part, input: &Path, settings: serde_json::Value) -> Self {
+        let range = part.shard.range(part.input_documents);
         ShardRecord {
             shard_format_version: SHARD_FORMAT_VERSION,
             kind,
-            shard,
+            shard: part.shard,
             input: input.display().to_string(),
-            input_documents,
-            input_fingerprint,
+            input_documents: part.input_documents,
+            input_fingerprint: part.input_fingerprint.clone(),
             first: range.start,
             documents: range.len(),
             settings,
@@ -331,6 +324,29 @@ impl ShardSet {
     }
 }
 
+/// A part and the whole input it was cut from, as its [`ShardRecord`] tells them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub shard: Shard,
+    /// Documents in the whole input.
+    pub input_documents: usize,
+    /// The whole input's [`Fingerprint`].
+    pub input_fingerprint: String,
+}
+
+/// Cuts `docs` down to `shard`'s block; for a sharded job, the part it is.
+pub fn keep_part(docs: &mut Vec<crate::Document>, shard: Option<Shard>) -> Option<Part> {
+    let part = Part {
+        shard: shard?,
+        input_documents: docs.len(),
+        input_fingerprint: Fingerprint::new().documents(docs).finish(),
+    };
+    let range = part.shard.range(part.input_documents);
+    docs.truncate(range.end);
+    docs.drain(..range.start);
+    Some(part)
+}
+
 /// A hash of contents, for [`ShardRecord::input_fingerprint`] and settings that name files: equal
 /// contents give equal fingerprints wherever the files are.
 #[derive(Default)]
@@ -467,16 +483,16 @@ mod tests {
         let write = |name: &str, shard: &str, settings: serde_json::Value, lines: &str| {
             let path = dir.path().join(name);
             std::fs::write(&path, lines).unwrap();
-            ShardRecord::new(
-                OutputKind::Spans,
-                shard.parse().unwrap(),
-                Path::new(&format!("{name}.docs.jsonl")),
-                3,
-                Fingerprint::new().update(b"three documents").finish(),
-                settings,
-            )
-            .write(&path)
-            .unwrap();
+            let part = Part {
+                shard: shard.parse().unwrap(),
+                input_documents: 3,
+                input_fingerprint: Fingerprint::new().update(b"three documents").finish(),
+            };
+            // Each part names its input differently: the contents are compared.
+            let input = format!("{name}.docs.jsonl");
+            ShardRecord::new(OutputKind::Spans, &part, Path::new(&input), settings)
+                .write(&path)
+                .unwrap();
             path
         };
         let settings = serde_json::json!({"threshold": 0.5});

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use kanon_core::PathContext;
 use kanon_core::config::ConfigFile;
-use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord, ShardSet};
+use kanon_core::shard::{Fingerprint, OutputKind, Part, Shard, ShardRecord, ShardSet};
 use kanon_core::{Document, Progress};
 use kanon_index::Index;
 use rayon::prelude::*;
@@ -271,16 +271,12 @@ fn label(job: &LabelJob, progress: &dyn Progress) -> Result<Manifest> {
                 "terms": index.meta().terms,
                 "format_version": index.meta().index_format_version,
             });
-            let fingerprint = Fingerprint::new().file(&job.docs)?.finish();
-            ShardRecord::new(
-                OutputKind::Corpus,
+            let part = Part {
                 shard,
-                &job.docs,
-                total,
-                fingerprint,
-                settings,
-            )
-            .write(&job.out)?
+                input_documents: total,
+                input_fingerprint: Fingerprint::new().file(&job.docs)?.finish(),
+            };
+            ShardRecord::new(OutputKind::Corpus, &part, &job.docs, settings).write(&job.out)?
         }
         None => ShardRecord::remove_stale(&job.out, OutputKind::Corpus)?,
     }

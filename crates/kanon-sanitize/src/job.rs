@@ -199,15 +199,7 @@ pub fn run_until(
     if let Some(limit) = job.limit {
         docs.truncate(limit);
     }
-    let input_documents = docs.len();
-    let input_fingerprint = job
-        .shard
-        .map(|_| Fingerprint::new().documents(&docs).finish());
-    if let Some(shard) = job.shard {
-        let part = shard.range(input_documents);
-        docs.truncate(part.end);
-        docs.drain(..part.start);
-    }
+    let part = kanon_core::shard::keep_part(&mut docs, job.shard);
     let mut seen = HashSet::new();
     for doc in &docs {
         if !seen.insert(doc.id.as_str()) {
@@ -406,16 +398,10 @@ pub fn run_until(
         .into_iter()
         .chain(job.audit.iter().map(|audit| (audit, OutputKind::Audit)));
     for (output, kind) in outputs {
-        match job.shard {
-            Some(shard) => ShardRecord::new(
-                kind,
-                shard,
-                &job.docs,
-                input_documents,
-                input_fingerprint.clone().unwrap_or_default(),
-                job.shard_settings()?,
-            )
-            .write(output)?,
+        match &part {
+            Some(part) => {
+                ShardRecord::new(kind, part, &job.docs, job.shard_settings()?).write(output)?
+            }
             None => ShardRecord::remove_stale(output, kind)?,
         }
     }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use burn::tensor::Device;
 use kanon_core::Progress;
 use kanon_core::config::ConfigFile;
-use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord};
+use kanon_core::shard::{OutputKind, Shard, ShardRecord};
 use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_format};
 use serde::{Deserialize, Serialize};
 
@@ -136,15 +136,7 @@ pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
         .with_decision(config.decision())
         .with_tidy(config.tidy);
     let mut docs = kanon_core::io::read_documents(&job.docs)?.docs;
-    let input_documents = docs.len();
-    let input_fingerprint = job
-        .shard
-        .map(|_| Fingerprint::new().documents(&docs).finish());
-    if let Some(shard) = job.shard {
-        let part = shard.range(input_documents);
-        docs.truncate(part.end);
-        docs.drain(..part.start);
-    }
+    let part = kanon_core::shard::keep_part(&mut docs, job.shard);
     progress.stage("detect", docs.len() as u64);
     let started = Instant::now();
     let mut detected = Vec::with_capacity(docs.len());
@@ -175,13 +167,11 @@ pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
         SpansFormat::Jsonl => OutputKind::Spans,
         SpansFormat::Tab => OutputKind::SpansTab,
     };
-    match job.shard {
-        Some(shard) => ShardRecord::new(
+    match &part {
+        Some(part) => ShardRecord::new(
             kind,
-            shard,
+            part,
             &job.docs,
-            input_documents,
-            input_fingerprint.unwrap_or_default(),
             kanon_core::shard::settings_of(job, &["out", "shard", "docs"]),
         )
         .write(&job.out)?,
