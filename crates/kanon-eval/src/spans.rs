@@ -156,6 +156,45 @@ impl SpanReport {
     }
 }
 
+impl SpanReport {
+    /// The report as Markdown tables (for a run's report).
+    pub fn markdown(&self) -> String {
+        let r = self;
+        let mut out = format!(
+            "{} documents, {} gold mentions, {} predicted spans.\n\n",
+            r.documents, r.gold_mentions, r.predicted_spans
+        );
+        out += "| match | precision | recall | F1 |\n| --- | ---: | ---: | ---: |\n";
+        for (name, pr) in [
+            ("exact", &r.exact),
+            ("overlap", &r.partial),
+            ("SemEval partial", &r.semeval),
+        ] {
+            out += &format!(
+                "| {name} | {:.3} | {:.3} | {:.3} |\n",
+                pr.precision, pr.recall, pr.f1
+            );
+        }
+        out += &format!(
+            "| characters | {:.3} | {:.3} | – |\n",
+            r.char_precision, r.char_recall
+        );
+        if !r.by_identifier.is_empty() {
+            out += "\n| identifier | mentions | recall exact | recall overlap | entities | entity-level recall (TAB) |\n";
+            out += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+            for (name, i) in &r.by_identifier {
+                out += &format!(
+                    "| {name} | {} | {:.3} | {:.3} | {} | {:.3} |\n",
+                    i.mentions, i.exact, i.partial, i.entities, i.entity_level
+                );
+            }
+        }
+        out += "\nOverlap: any overlap counts, for every span it touches; SemEval: spans paired one to one, \
+                ½ for an overlap that is not exact.\n";
+        out
+    }
+}
+
 #[derive(Default)]
 struct IdentifierCounts {
     mentions: usize,
@@ -409,6 +448,7 @@ mod tests {
         assert_eq!((quasi.mentions, quasi.partial, quasi.entities), (2, 0.5, 2));
         // e2 is only half masked and e1's QUASI mention not at all: no QUASI entity is protected.
         assert_eq!(quasi.entity_level, 0.0);
+        insta::assert_snapshot!("span_report_markdown", report.markdown());
     }
 
     #[test]

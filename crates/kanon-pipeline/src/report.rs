@@ -27,6 +27,10 @@ pub struct StageRow {
 pub struct RunReport {
     pub name: String,
     pub stages: Vec<StageRow>,
+    /// The detector's span scores against the gold annotations (Markdown), when the run detects
+    /// and its eval stage has gold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detection: Option<String>,
     /// The evaluation's table (Markdown), when the run has an eval stage that finished.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<String>,
@@ -44,11 +48,15 @@ impl RunReport {
         let evaluation = finished
             .then(|| std::fs::read_to_string(eval_dir.join(kanon_eval::report::REPORT_MARKDOWN)))
             .and_then(|read| read.ok());
+        let detection = finished
+            .then(|| std::fs::read_to_string(eval_dir.join(crate::run::SPAN_SCORES_MARKDOWN)))
+            .and_then(|read| read.ok());
         let plot = (finished && eval_dir.join(kanon_eval::report::REPORT_PLOT).exists())
             .then(|| format!("eval/{}", kanon_eval::report::REPORT_PLOT));
         RunReport {
             name,
             stages,
+            detection,
             evaluation,
             plot,
         }
@@ -78,6 +86,10 @@ impl RunReport {
             );
         }
         out += "\nSeconds and peak memory are those of the invocation that ran the stage.\n";
+        if let Some(detection) = &self.detection {
+            out += "\n## Detection against the gold annotations\n\n";
+            out += detection;
+        }
         if let Some(evaluation) = &self.evaluation {
             out += "\n## Evaluation\n\n";
             out += evaluation;

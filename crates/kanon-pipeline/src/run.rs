@@ -18,6 +18,9 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::{KgStage, RunConfig, SanitizeStage};
+
+/// The detector's span scores against the gold annotations, in the eval stage's directory.
+pub(crate) const SPAN_SCORES_MARKDOWN: &str = "spans.md";
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::report::{RunReport, StageRow};
@@ -834,6 +837,10 @@ impl Pipeline {
             })
             .map_err(Error::Eval)?;
             kanon_core::io::write_json(&dir.join("spans.json"), &spans)?;
+            let markdown = spans.markdown();
+            kanon_core::io::atomic_write(&dir.join(SPAN_SCORES_MARKDOWN), |w| {
+                std::io::Write::write_all(w, markdown.as_bytes())
+            })?;
             figures["spans"] = to_value(&spans);
         }
         let ensemble = report.attackers.last().cloned();

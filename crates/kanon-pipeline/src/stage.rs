@@ -98,7 +98,7 @@ impl Action {
         match self {
             Action::Run => "run",
             Action::Resume => "resume",
-            Action::Rerun => "rerun (changed)",
+            Action::Rerun => "rerun",
             Action::Skip => "skip (done)",
             Action::NotConfigured => "not in the config",
             Action::OutOfRange => "outside --from/--until",
