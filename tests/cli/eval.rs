@@ -338,6 +338,34 @@ fn eval_report_refuses_what_it_cannot_compare() {
     std::fs::create_dir_all(&dir_without).unwrap();
     let no_file = run(&[p(&dir_without)]);
     assert!(no_file.contains("without sanitized.jsonl"), "{no_file}");
+
+    // A sanitization of the first document only (a run with a limit) is compared with that
+    // original only, and not beside one of all three.
+    let first = dir.path().join("first.jsonl");
+    let line = std::fs::read_to_string(&suppressed).unwrap();
+    std::fs::write(&first, format!("{}\n", line.lines().next().unwrap())).unwrap();
+    let apart = run(&[p(&suppressed), p(&first)]);
+    assert!(apart.contains("not the same ones"), "{apart}");
+    let out = dir.path().join("first-report");
+    ok(&[
+        "eval",
+        "report",
+        "--docs",
+        p(&docs),
+        "--no-tps",
+        "--out",
+        p(&out),
+        p(&first),
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let documents: Vec<u64> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["documents"].as_u64().unwrap())
+        .collect();
+    assert_eq!(documents, [1, 1]);
 }
 
 /// On the real summaries, with the gold spans: the original text is the most re-identifiable and

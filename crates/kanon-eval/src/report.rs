@@ -351,8 +351,27 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
         _ => people.get(id).cloned(),
     };
 
+    // Every row measures the same documents: those the sanitizations cover (a run limited to its
+    // first N documents is compared with those N originals).
+    let covered: std::collections::HashSet<&str> =
+        outputs[0].iter().map(|doc| doc.id.as_str()).collect();
+    for (run, sanitized) in job.runs.iter().zip(&outputs).skip(1) {
+        let ids: std::collections::HashSet<&str> =
+            sanitized.iter().map(|doc| doc.id.as_str()).collect();
+        if ids != covered {
+            return Err(Error::Setting(format!(
+                "{} covers {} documents and {} covers {}, not the same ones: the rows would not \
+                 compare the same documents",
+                job.runs[0].name,
+                covered.len(),
+                run.name,
+                ids.len()
+            )));
+        }
+    }
     let unsanitized: Vec<SanitizedDocument> = originals
         .iter()
+        .filter(|doc| covered.contains(doc.id.as_str()))
         .map(|doc| SanitizedDocument {
             id: doc.id.clone(),
             text: doc.text.clone(),
