@@ -7,6 +7,8 @@ use kanon_core::EntityType;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::date::Date;
+
 /// A property of a person. Names (`label`, `alias`) are not properties: they live on [`Person`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -31,6 +33,10 @@ pub enum Property {
     Religion,
     Ethnicity,
     FieldOfWork,
+    /// A language the person speaks, writes or signs (P1412), or their native language (P103).
+    Language,
+    /// Where the person worked (P937): a place, like a residence.
+    WorkLocation,
     Spouse,
     Relative,
     Identifier,
@@ -40,7 +46,9 @@ pub enum Property {
 }
 
 impl Property {
-    const NAMED: [(Property, &'static str, &'static str); 23] = [
+    /// `(property, kanon name, Wikidata id)`. A property may have two Wikidata ids (P1412 and P103
+    /// are both `language`); its name is the first row's.
+    const NAMED: [(Property, &'static str, &'static str); 26] = [
         (Property::BirthDate, "birth_date", "P569"),
         (Property::DeathDate, "death_date", "P570"),
         (Property::BirthPlace, "birth_place", "P19"),
@@ -64,6 +72,9 @@ impl Property {
         (Property::Relative, "relative", "P1038"),
         (Property::Identifier, "identifier", ""),
         (Property::Quantity, "quantity", ""),
+        (Property::Language, "language", "P1412"),
+        (Property::Language, "language", "P103"),
+        (Property::WorkLocation, "work_location", "P937"),
     ];
 
     pub fn name(&self) -> &str {
@@ -101,7 +112,10 @@ impl Property {
     pub fn is_place(&self) -> bool {
         matches!(
             self,
-            Property::BirthPlace | Property::DeathPlace | Property::Residence
+            Property::BirthPlace
+                | Property::DeathPlace
+                | Property::Residence
+                | Property::WorkLocation
         )
     }
 
@@ -119,15 +133,18 @@ impl Property {
             | Property::DeathPlace
             | Property::BirthCountry
             | Property::Residence
+            | Property::WorkLocation
             | Property::Citizenship => EntityType::Loc,
             Property::Employer
             | Property::EducatedAt
             | Property::Team
             | Property::MemberOf
             | Property::Party => EntityType::Org,
-            Property::Occupation | Property::Sex | Property::Religion | Property::Ethnicity => {
-                EntityType::Dem
-            }
+            Property::Occupation
+            | Property::Sex
+            | Property::Religion
+            | Property::Ethnicity
+            | Property::Language => EntityType::Dem,
             Property::Identifier => EntityType::Code,
             Property::Quantity => EntityType::Quantity,
             Property::Award | Property::Position | Property::FieldOfWork | Property::Other(_) => {
@@ -232,10 +249,28 @@ impl Person {
 
     /// The year of birth, when a birth date is known.
     pub fn birth_year(&self) -> Option<i32> {
+        self.birth_date().map(|d| d.year)
+    }
+
+    /// The most precise birth date known (day before month before year; the first of equals).
+    pub fn birth_date(&self) -> Option<Date> {
+        let precision = |d: &Date| u8::from(d.month.is_some()) + u8::from(d.day.is_some());
         self.facts
             .iter()
             .filter(|f| f.property == Property::BirthDate)
-            .find_map(|f| crate::date::Date::parse(&f.value).map(|d| d.year))
+            .filter_map(|f| Date::parse(&f.value))
+            .fold(None, |best: Option<Date>, d| match best {
+                Some(b) if precision(&b) >= precision(&d) => Some(b),
+                _ => Some(d),
+            })
+    }
+
+    /// The person's Wikidata ids (`Q…`) among its id and `same_as` ids.
+    pub fn wikidata_ids(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(&self.id)
+            .chain(&self.same_as)
+            .map(String::as_str)
+            .filter(|id| is_wikidata_id(id))
     }
 
     /// Absorbs another record of the same person: names, ids and facts not already known.
@@ -280,11 +315,45 @@ pub struct KnowledgeGraph {
     pub people: Vec<Person>,
 }
 
+/// Whether an id is a Wikidata item id (`Q` and digits).
+pub fn is_wikidata_id(id: &str) -> bool {
+    id.len() > 1 && id.starts_with('Q') && id[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether two birth dates may be the same: the same year, and the same month and day where both
+/// know them (`1931` fits `1931-03-12`; `1931-03-12` does not fit `1931-07`).
+fn dates_agree(a: Date, b: Date) -> bool {
+    a.year == b.year
+        && match (a.month, b.month) {
+            (Some(x), Some(y)) => x == y && a.day.zip(b.day).is_none_or(|(x, y)| x == y),
+            _ => true,
+        }
+}
+
+/// Whether a record may join a person found by name and birth year: their birth dates agree and
+/// they do not both have Wikidata ids, none shared (then they are two people of one name).
+fn same_by_name_and_birth(a: &Person, b: &Person) -> bool {
+    let dates = match (a.birth_date(), b.birth_date()) {
+        (Some(x), Some(y)) => dates_agree(x, y),
+        _ => false,
+    };
+    let (qa, qb): (Vec<&str>, Vec<&str>) = (a.wikidata_ids().collect(), b.wikidata_ids().collect());
+    let conflict = !qa.is_empty() && !qb.is_empty() && !qa.iter().any(|q| qb.contains(q));
+    dates && !conflict
+}
+
 /// How many records a merge folded into existing people, and by which rule.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergeStats {
+    /// Joined because an id (`id` or `same_as`: a Wikidata id, a Freebase id…) was already known.
     pub by_identifier: usize,
+    /// Joined by normalised name and birth date (the same year; month and day equal where both
+    /// records know them).
     pub by_name_and_birth_year: usize,
+    /// Records with an earlier person's name and birth year kept apart: different Wikidata ids, or
+    /// birth dates that disagree on the month or day.
+    #[serde(default)]
+    pub kept_apart: usize,
 }
 
 impl KnowledgeGraph {
@@ -301,27 +370,35 @@ impl KnowledgeGraph {
     }
 
     /// Merges people from several sources, in order. A record joins an earlier person when one of its
-    /// identifiers (id or `same_as`) is already known, or else when its normalised name and birth year
-    /// both agree with an earlier person's; the earlier id is kept, so ids are stable for a given order
-    /// of sources.
+    /// identifiers (id or `same_as`, e.g. a Wikidata id) is already known, or else when its
+    /// normalised name and birth date agree with an earlier person's (same year; month and day
+    /// equal where both know them) and they do not have different Wikidata ids; the earlier id is
+    /// kept, so ids are stable for a given order of sources.
     pub fn merge(sources: impl IntoIterator<Item = Vec<Person>>) -> (KnowledgeGraph, MergeStats) {
         let mut people: Vec<Person> = Vec::new();
         let mut by_id: FxHashMap<String, usize> = FxHashMap::default();
-        let mut by_name_year: FxHashMap<(String, i32), usize> = FxHashMap::default();
+        let mut by_name_year: FxHashMap<(String, i32), Vec<usize>> = FxHashMap::default();
         let mut stats = MergeStats::default();
+        let name_year = |p: &Person| kanon_core::text::normalize_term(&p.label).zip(p.birth_year());
         for source in sources {
             for person in source {
                 let ids: Vec<String> = std::iter::once(person.id.clone())
                     .chain(person.same_as.iter().cloned())
                     .collect();
-                let name_year =
-                    kanon_core::text::normalize_term(&person.label).zip(person.birth_year());
+                let key = name_year(&person);
                 let target = if let Some(&i) = ids.iter().find_map(|id| by_id.get(id)) {
                     stats.by_identifier += 1;
                     Some(i)
-                } else if let Some(&i) = name_year.as_ref().and_then(|k| by_name_year.get(k)) {
-                    stats.by_name_and_birth_year += 1;
-                    Some(i)
+                } else if let Some(candidates) = key.as_ref().and_then(|k| by_name_year.get(k)) {
+                    let found = candidates
+                        .iter()
+                        .copied()
+                        .find(|&i| same_by_name_and_birth(&people[i], &person));
+                    match found {
+                        Some(_) => stats.by_name_and_birth_year += 1,
+                        None => stats.kept_apart += 1,
+                    }
+                    found
                 } else {
                     None
                 };
@@ -339,14 +416,11 @@ impl KnowledgeGraph {
                     by_id.entry(id).or_insert(index);
                 }
                 // The merged record may have learnt a birth year: register it under that too.
-                let merged = &people[index];
-                if let Some(key) =
-                    kanon_core::text::normalize_term(&merged.label).zip(merged.birth_year())
-                {
-                    by_name_year.entry(key).or_insert(index);
-                }
-                if let Some(key) = name_year {
-                    by_name_year.entry(key).or_insert(index);
+                for key in [name_year(&people[index]), key].into_iter().flatten() {
+                    let entry = by_name_year.entry(key).or_default();
+                    if !entry.contains(&index) {
+                        entry.push(index);
+                    }
                 }
             }
         }
@@ -436,5 +510,44 @@ mod tests {
         let ids = kg.id_map();
         assert_eq!(ids["Q9"], "gre:/m/1");
         assert_eq!(ids["gre:/m/2"], "pantheon:1");
+    }
+
+    #[test]
+    fn name_and_birth_merges_need_agreeing_dates_and_wikidata_ids() {
+        let born =
+            |id: &str, date: &str| person(id, "Lilian Albano", &[(Property::BirthDate, date)]);
+        let mut wd = born("Q1", "1950-03-12");
+        wd.same_as.push("freebase:/m/1".into());
+        // A year fits a day of that year: joined.
+        let year_only = born("pantheon:1", "1950");
+        // Another Wikidata id: two people of one name and birth year.
+        let other_q = born("Q2", "1950");
+        // Another record whose same_as is Q1: joined by identifier, whatever its name.
+        let mut gre = born("freebase:/m/9", "1950");
+        gre.same_as.push("Q1".into());
+        // The same year, another day: kept apart.
+        let other_day = born("pantheon:2", "1950-03-13");
+        // The same year and month, no day: joined.
+        let month = born("pantheon:3", "1950-03");
+        let (kg, stats) =
+            KnowledgeGraph::merge([vec![wd.clone()], vec![year_only, other_day, gre, month]]);
+        // The month-only record fits Q1 (March), not pantheon:2 (kept apart for its day).
+        assert_eq!(
+            stats,
+            MergeStats {
+                by_identifier: 1,
+                by_name_and_birth_year: 2,
+                kept_apart: 1,
+            }
+        );
+        let ids: Vec<&str> = kg.people.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["Q1", "pantheon:2"]);
+        assert_eq!(
+            kg.people[0].birth_date().map(|d| d.to_string()).as_deref(),
+            Some("1950-03-12")
+        );
+        let (kg, stats) = KnowledgeGraph::merge([vec![wd], vec![other_q]]);
+        assert_eq!((kg.len(), stats.kept_apart), (2, 1));
+        assert!(is_wikidata_id("Q42") && !is_wikidata_id("Q") && !is_wikidata_id("q42"));
     }
 }

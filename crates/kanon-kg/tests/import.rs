@@ -548,7 +548,8 @@ fn merge_joins_pantheon_and_google_re_by_name_and_birth_year() {
         stats,
         MergeStats {
             by_identifier: 0,
-            by_name_and_birth_year: 1
+            by_name_and_birth_year: 1,
+            kept_apart: 0,
         }
     );
     assert_eq!(kg.len(), 6 + 3 - 1);
