@@ -82,6 +82,13 @@ pub struct KgImportArgs {
     /// Skip malformed lines and report how many, instead of stopping at the first.
     #[arg(long)]
     pub skip_invalid: bool,
+    /// A Q-id label table naming the item values (occupations, places, employers…) that a
+    /// `--format wikidata` dump does not contain; may repeat. TSV: `Q-id<TAB>label` per line
+    /// (further columns ignored; `#` comments and a `qid`/`id` header line skipped); or, for
+    /// `.jsonl`/`.json`, JSON lines `{"id":"Q…","label":"…","aliases":["…"]}`; `.gz`/`.bz2`
+    /// accepted. Consulted after the dump's own entities and before kanon's bundled table.
+    #[arg(long, value_name = "FILE")]
+    pub labels: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -774,7 +781,11 @@ fn import_sources(matches: &ArgMatches) -> Result<Vec<Source>, String> {
             if inputs.is_empty() {
                 return Err(format!("--format {format} needs at least one input"));
             }
-            Ok(Source { format, inputs })
+            Ok(Source {
+                format,
+                inputs,
+                labels: Vec::new(),
+            })
         })
         .collect()
 }

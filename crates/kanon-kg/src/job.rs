@@ -20,6 +20,10 @@ use crate::synth::{SynthConfig, synthesize};
 pub struct Source {
     pub format: Format,
     pub inputs: Vec<PathBuf>,
+    /// Q-id label tables naming the item values the inputs do not (`wikidata` only; see
+    /// [`crate::import::labels`] for the format).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<PathBuf>,
 }
 
 /// Sources to import and merge into one KG directory.
@@ -63,15 +67,32 @@ impl ImportSummary {
                 notes += &format!(", {} invalid lines skipped", report.skipped_invalid);
             }
             if report.unresolved_values > 0 {
+                let by_property: Vec<String> = report
+                    .resolution
+                    .iter()
+                    .filter(|(_, r)| r.unresolved > 0)
+                    .map(|(pid, r)| format!("{pid} {}/{}", r.unresolved, r.values))
+                    .collect();
+                let detail = if by_property.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", by_property.join(", "))
+                };
                 notes += &format!(
-                    ", {} values without a label dropped",
+                    ", {} values without a label dropped{detail}",
                     report.unresolved_values
+                );
+            }
+            if report.people_named_in_other_language > 0 {
+                notes += &format!(
+                    ", {} people without a {:?} name named in another language",
+                    report.people_named_in_other_language, self.lang
                 );
             }
             if report.people_without_label > 0 {
                 notes += &format!(
-                    ", {} people without a {:?} name skipped",
-                    report.people_without_label, self.lang
+                    ", {} people without any name skipped",
+                    report.people_without_label
                 );
             }
             out += &format!(
@@ -83,8 +104,16 @@ impl ImportSummary {
                 report.inputs.len(),
             );
         }
+        let kept_apart = if self.merge.kept_apart > 0 {
+            format!(
+                "; {} of the same name and birth year kept apart",
+                self.merge.kept_apart
+            )
+        } else {
+            String::new()
+        };
         out += &format!(
-            "merged: {} people ({} by identifier, {} by name and birth year), {} facts, {} docs -> {}\n",
+            "merged: {} people ({} by identifier, {} by name and birth year{kept_apart}), {} facts, {} docs -> {}\n",
             self.meta.people,
             self.merge.by_identifier,
             self.merge.by_name_and_birth_year,
@@ -99,15 +128,24 @@ impl ImportSummary {
 /// Imports every source, merges the people (by identifier, then by name and birth year) and
 /// writes the KG directory atomically; documents follow their person into the merged record.
 pub fn import(job: &ImportJob, progress: &dyn Progress) -> Result<ImportSummary> {
-    let options = ImportOptions {
-        lang: job.lang.clone(),
-        skip_invalid: job.skip_invalid,
-    };
+    for source in &job.sources {
+        if !source.labels.is_empty() && source.format != Format::Wikidata {
+            return Err(crate::Error::Usage(format!(
+                "label tables name the item values of wikidata sources only, not {}",
+                source.format
+            )));
+        }
+    }
     let mut people_by_source = Vec::new();
     let mut docs = Vec::new();
     let mut reports = Vec::new();
     progress.stage("import", job.sources.len() as u64);
     for source in &job.sources {
+        let options = ImportOptions {
+            lang: job.lang.clone(),
+            skip_invalid: job.skip_invalid,
+            labels: source.labels.clone(),
+        };
         let data = import::import(source.format, &source.inputs, &options)?;
         people_by_source.push(data.people);
         docs.extend(data.docs);
@@ -213,10 +251,17 @@ mod tests {
                 Source {
                     format: Format::Pantheon,
                     inputs: vec!["pantheon.tsv".into()],
+                    labels: vec![],
                 },
                 Source {
                     format: Format::GoogleRe,
                     inputs: vec!["a.jsonl".into(), "b.jsonl".into()],
+                    labels: vec![],
+                },
+                Source {
+                    format: Format::Wikidata,
+                    inputs: vec!["dump.json.gz".into()],
+                    labels: vec!["labels.tsv".into()],
                 },
             ],
             out: "kg".into(),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use kanon_kg::import::{self, Format, ImportOptions, SourceData, SourceReport};
 use kanon_kg::store::{read_kg_dir, write_kg_dir};
-use kanon_kg::{Fact, KnowledgeGraph, MergeStats, Person, Property};
+use kanon_kg::{Fact, ImportJob, KnowledgeGraph, MergeStats, Person, Property, Source};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,6 +19,7 @@ fn options(lang: &str, skip_invalid: bool) -> ImportOptions {
     ImportOptions {
         lang: lang.to_owned(),
         skip_invalid,
+        ..ImportOptions::default()
     }
 }
 
@@ -673,15 +674,172 @@ fn merged_sources_with_documents_round_trip_through_a_kg_dir() {
 }
 
 #[test]
-fn wikidata_humans_without_a_name_in_the_language_are_counted_not_fatal() {
-    // No entity of the fixture has a Finnish label (nor a `mul` one on its humans).
+fn wikidata_humans_without_a_name_in_the_language_are_named_in_another() {
+    // No entity of the fixture has a Finnish label (nor a `mul` one on its humans): the people are
+    // kept under their English names, and counted.
     let data = import_one(
         Format::Wikidata,
         fixture("wikidata_dump.json"),
         &options("fi", false),
     )
     .unwrap();
-    assert!(data.people.is_empty());
-    assert_eq!(data.report.people_without_label, 3);
+    let names: Vec<&str> = data.people.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(names, ["Aurelia Vantz", "Pavel Dunaj", "Maren Osterkamp"]);
+    assert_eq!(data.report.people_named_in_other_language, 3);
+    assert_eq!(data.report.people_without_label, 0);
     assert_eq!(data.report.skipped_invalid, 0);
+    // No Finnish aliases either; the values are Finnish-less too, except Halvik's `mul` label.
+    assert!(data.people.iter().all(|p| p.aliases.is_empty()));
+    let pavel = person(&data.people, PAVEL);
+    assert!(
+        pavel
+            .facts
+            .contains(&fact(Property::DeathPlace, "Halvik", &["Halvik by"]))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Wikidata, 2014 format, and label tables
+
+const ORTWIN: &str = "Q99000011";
+const ZOFIA: &str = "Q99000012";
+
+#[test]
+fn wikidata_2014_dump_reads_numeric_ids_long_years_and_zero_days() {
+    let data = import_fixture(Format::Wikidata, "wikidata_dump_2014.json");
+    let ids: Vec<&str> = data.people.iter().map(|p| p.id.as_str()).collect();
+    // The harbour (P31 = Q515, a numeric id) and the language are not humans.
+    assert_eq!(ids, [ORTWIN, ZOFIA]);
+    assert_eq!(data.report.skipped_invalid, 0);
+
+    // Item values with only `numeric-id`; 11-digit years; a death date with a zero month and day at
+    // day precision is its year. The birth place is an entity of the dump (2014 format, `[]` for
+    // its empty descriptions); politician and male are named by kanon's bundled table; the
+    // citizenship (Q99000191) and the employer (Q99000591) are named nowhere: dropped.
+    let ortwin = person(&data.people, ORTWIN);
+    assert_eq!(ortwin.label, "Ortwin Kessel");
+    assert!(ortwin.aliases.is_empty());
+    assert_eq!(
+        ortwin.facts,
+        vec![
+            fact(Property::BirthDate, "1952-03-11", &[]),
+            fact(Property::DeathDate, "2003", &[]),
+            fact(Property::BirthPlace, "Dunmere Harbour", &["Dunmere Port"]),
+            fact(Property::Occupation, "politician", &[]),
+            fact(Property::Sex, "male", &[]),
+        ]
+    );
+
+    // No English (nor `mul`) label: named by the label most languages share (pl, nl, ast), not the
+    // Russian one; Polish aliases are not English ones. A zero day at day precision: the month.
+    let zofia = person(&data.people, ZOFIA);
+    assert_eq!(zofia.label, "Zofia Brandt-Kulesza");
+    assert!(zofia.aliases.is_empty());
+    assert_eq!(
+        zofia.facts,
+        vec![
+            fact(Property::BirthDate, "1961-07", &[]),
+            fact(Property::Occupation, "writer", &[]),
+            fact(Property::Sex, "female", &[]),
+            fact(Property::Language, "Karslandic", &[]),
+        ]
+    );
+    assert_eq!(data.report.people_named_in_other_language, 1);
+
+    let r = &data.report.resolution;
+    let row = |pid: &str| {
+        let x = r[pid];
+        (
+            x.values,
+            x.from_input,
+            x.from_labels,
+            x.from_vocab,
+            x.unresolved,
+        )
+    };
+    assert_eq!(row("P19"), (1, 1, 0, 0, 0));
+    assert_eq!(row("P27"), (2, 0, 0, 0, 2));
+    assert_eq!(row("P106"), (2, 0, 0, 2, 0));
+    assert_eq!(row("P108"), (1, 0, 0, 0, 1));
+    assert_eq!(row("P21"), (2, 0, 0, 2, 0));
+    assert_eq!(row("P1412"), (1, 1, 0, 0, 0));
+    assert_eq!(r.len(), 6, "{r:?}");
+    assert_eq!(data.report.unresolved_values, 3);
+}
+
+#[test]
+fn wikidata_label_tables_name_what_the_dump_does_not() {
+    let options = ImportOptions {
+        labels: vec![
+            fixture("wikidata_labels.tsv"),
+            fixture("wikidata_labels.jsonl"),
+        ],
+        ..ImportOptions::default()
+    };
+    let data = import_one(
+        Format::Wikidata,
+        fixture("wikidata_dump_2014.json"),
+        &options,
+    )
+    .unwrap();
+    // Q99000191 is in both tables: the first (TSV) names it. Q82955 is in the JSON lines table
+    // (with aliases) and in the bundled table: the user's table wins. The employer stays unnamed.
+    let ortwin = person(&data.people, ORTWIN);
+    assert!(
+        ortwin
+            .facts
+            .contains(&fact(Property::Citizenship, "Harnmark", &[]))
+    );
+    assert!(ortwin.facts.contains(&fact(
+        Property::Occupation,
+        "statesperson",
+        &["statesman", "stateswoman"]
+    )));
+    assert!(person(&data.people, ZOFIA).facts.contains(&fact(
+        Property::Citizenship,
+        "Harnmark",
+        &[]
+    )));
+    let r = &data.report.resolution;
+    assert_eq!((r["P27"].from_labels, r["P27"].unresolved), (2, 0));
+    assert_eq!((r["P106"].from_labels, r["P106"].from_vocab), (1, 1));
+    assert_eq!(data.report.unresolved_values, 1);
+    assert!((r["P27"].rate() - 1.0).abs() < 1e-9 && r["P108"].rate() < 1e-9);
+
+    // A bad row names the table's file, line and field.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("labels.tsv");
+    std::fs::write(&bad, "Q99000191\tHarnmark\nHarnmark\tQ99000191\n").unwrap();
+    let options = ImportOptions {
+        labels: vec![bad],
+        ..ImportOptions::default()
+    };
+    let err = import_one(
+        Format::Wikidata,
+        fixture("wikidata_dump_2014.json"),
+        &options,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("labels.tsv:2: field `id`"), "{err}");
+}
+
+#[test]
+fn label_tables_are_refused_for_other_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = ImportJob {
+        sources: vec![Source {
+            format: Format::Pantheon,
+            inputs: vec![fixture("pantheon_sample.tsv")],
+            labels: vec![fixture("wikidata_labels.tsv")],
+        }],
+        out: dir.path().join("kg"),
+        lang: "en".into(),
+        skip_invalid: false,
+    };
+    let err = kanon_kg::job::import(&job, &kanon_core::NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("wikidata sources only"), "{err}");
+    assert!(!dir.path().join("kg").exists());
 }

@@ -1,5 +1,6 @@
 //! Importers: each reads one source format into people (and, for Google-RE, documents about them).
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::model::Person;
 
 pub mod google_re;
+pub mod labels;
 pub mod pantheon;
 pub mod triples;
 pub mod wikidata;
@@ -43,6 +45,9 @@ pub struct ImportOptions {
     pub lang: String,
     /// Skip malformed lines (and count them) instead of failing on the first one.
     pub skip_invalid: bool,
+    /// Q-id label tables (Wikidata): they name the item values the dump itself does not, before
+    /// kanon's bundled table does. See [`labels`] for the format.
+    pub labels: Vec<PathBuf>,
 }
 
 impl Default for ImportOptions {
@@ -50,6 +55,7 @@ impl Default for ImportOptions {
         ImportOptions {
             lang: "en".into(),
             skip_invalid: false,
+            labels: Vec::new(),
         }
     }
 }
@@ -74,9 +80,42 @@ pub struct SourceReport {
     pub skipped_invalid: usize,
     /// Facts dropped because their value could not be resolved (e.g. an item without a label).
     pub unresolved_values: usize,
-    /// People dropped because they have no name in the chosen language (Wikidata).
+    /// People dropped because they have no name in any language (Wikidata).
     #[serde(default)]
     pub people_without_label: usize,
+    /// People with no name in the chosen language, named by their label in another (Wikidata).
+    #[serde(default)]
+    pub people_named_in_other_language: usize,
+    /// How the item values of each Wikidata property (`P106`…) were named, or not (Wikidata).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resolution: BTreeMap<String, Resolution>,
+}
+
+/// How the item values of one property were named: by an entity of the input itself, by a
+/// `--labels` table, by kanon's bundled Q-id table, or not at all (then the fact is dropped).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolution {
+    /// Item values (statements that are not deprecated).
+    pub values: usize,
+    #[serde(default)]
+    pub from_input: usize,
+    #[serde(default)]
+    pub from_labels: usize,
+    #[serde(default)]
+    pub from_vocab: usize,
+    #[serde(default)]
+    pub unresolved: usize,
+}
+
+impl Resolution {
+    /// The share of values named, in [0, 1] (1 when there are none).
+    pub fn rate(&self) -> f64 {
+        if self.values == 0 {
+            1.0
+        } else {
+            (self.values - self.unresolved) as f64 / self.values as f64
+        }
+    }
 }
 
 /// Imports several inputs of one format.

@@ -2,17 +2,30 @@
 //!
 //! Two passes: the first keeps humans (P31 = Q5) with their names and claims and collects the items
 //! their claims point to; the second reads the labels (and aliases) of those items, so that
-//! `P27: Q40` becomes `citizenship: Austria`. Times become dates at their stated precision.
+//! `P27: Q40` becomes `citizenship: Austria`. An item the dump does not name is looked up in the
+//! `--labels` tables, then (in English) in kanon's bundled Q-id table ([`super::labels`]); what is
+//! still unnamed is dropped and counted per property in the report. Times become dates at their
+//! stated precision.
+//!
+//! Both vintages of the format are read: today's (`{"entity-type":"item","numeric-id":40,
+//! "id":"Q40"}`) and 2014's (item values with only `numeric-id`; years written with 11 digits,
+//! `+00000001952-03-11T00:00:00Z`), as are dates with a zero month or day (read at the precision
+//! they do have), entities with extra API keys (`pageid`, `lastrevid`) and empty maps written as
+//! `[]`. A human with no name in the chosen language is named in another (counted).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::io::BufRead;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use kanon_core::PathContext;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
-use super::{ImportOptions, InvalidLines, SourceData, useful_alternates};
+use super::labels::LabelTable;
+use super::{ImportOptions, InvalidLines, Resolution, SourceData, useful_alternates};
 use crate::date::Date;
 use crate::error::{Error, Result};
 use crate::model::{Fact, Person, Property};
@@ -22,11 +35,11 @@ struct Entity {
     id: String,
     #[serde(default, rename = "type")]
     kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_map")]
     labels: HashMap<String, LangValue>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_map")]
     aliases: HashMap<String, Vec<LangValue>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_map")]
     claims: HashMap<String, Vec<Statement>>,
 }
 
@@ -34,9 +47,9 @@ struct Entity {
 #[derive(Deserialize)]
 struct NamedEntity {
     id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_map")]
     labels: HashMap<String, LangValue>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_map")]
     aliases: HashMap<String, Vec<LangValue>>,
 }
 
@@ -61,9 +74,7 @@ struct Snak {
 #[derive(Deserialize)]
 #[serde(tag = "type", content = "value", rename_all = "kebab-case")]
 enum DataValue {
-    WikibaseEntityid {
-        id: String,
-    },
+    WikibaseEntityid(EntityIdValue),
     Time {
         time: String,
         precision: u8,
@@ -75,11 +86,82 @@ enum DataValue {
     /// Any other value (`monolingualtext`, `globecoordinate`, a type added later…), whatever its
     /// content: kanon imports none of them, and they must not make the whole entity unreadable.
     #[serde(untagged)]
-    Other(serde::de::IgnoredAny),
+    Other(IgnoredAny),
+}
+
+/// An item (or property…) value: `id` today, only `numeric-id` and `entity-type` in 2014.
+#[derive(Deserialize)]
+struct EntityIdValue {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default, rename = "numeric-id")]
+    numeric_id: Option<u64>,
+    #[serde(default, rename = "entity-type")]
+    entity_type: Option<String>,
+}
+
+impl EntityIdValue {
+    fn id(&self) -> Option<String> {
+        if let Some(id) = &self.id {
+            return Some(id.clone());
+        }
+        let prefix = match self.entity_type.as_deref().unwrap_or("item") {
+            "item" => 'Q',
+            "property" => 'P',
+            "lexeme" => 'L',
+            _ => return None,
+        };
+        self.numeric_id.map(|n| format!("{prefix}{n}"))
+    }
+}
+
+/// A map, also when written as an empty list (`"aliases":[]`, as PHP writes an empty map) or null.
+fn lenient_map<'de, D, V>(deserializer: D) -> std::result::Result<HashMap<String, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Lenient<V>(PhantomData<V>);
+
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for Lenient<V> {
+        type Value = HashMap<String, V>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map (or an empty list)")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            let mut out = HashMap::with_capacity(map.size_hint().unwrap_or(0));
+            while let Some((key, value)) = map.next_entry()? {
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            if seq.next_element::<IgnoredAny>()?.is_some() {
+                return Err(serde::de::Error::invalid_length(1, &self));
+            }
+            Ok(HashMap::new())
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok(HashMap::new())
+        }
+    }
+
+    deserializer.deserialize_any(Lenient(PhantomData))
 }
 
 enum RawValue {
-    Item(String),
+    /// An item value, with the Wikidata id of the property that points to it.
+    Item(&'static str, String),
     Text(String),
 }
 
@@ -92,6 +174,7 @@ fn pick<'a>(map: &'a HashMap<String, LangValue>, lang: &str) -> Option<&'a str> 
     map.get(lang)
         .or_else(|| map.get("mul"))
         .map(|v| v.value.as_str())
+        .filter(|v| !v.trim().is_empty())
 }
 
 fn pick_aliases(map: &HashMap<String, Vec<LangValue>>, lang: &str) -> Vec<String> {
@@ -103,7 +186,41 @@ fn pick_aliases(map: &HashMap<String, Vec<LangValue>>, lang: &str) -> Vec<String
         .collect()
 }
 
-/// Wikidata time (`+1992-08-05T00:00:00Z`, precision 9 = year, 10 = month, 11 = day) to a KG date.
+/// A human's name: the label in the language (or `mul`); else, flagged as another language's, its
+/// first alias in the language, the English label, or the label most languages share (ties: the
+/// smallest language code). `None` only when the entity has no label at all.
+fn name_of(entity: &Entity, lang: &str) -> Option<(String, bool)> {
+    if let Some(label) = pick(&entity.labels, lang) {
+        return Some((label.to_owned(), false));
+    }
+    if let Some(alias) = pick_aliases(&entity.aliases, lang)
+        .into_iter()
+        .find(|a| !a.trim().is_empty())
+    {
+        return Some((alias, true));
+    }
+    if let Some(label) = pick(&entity.labels, "en") {
+        return Some((label.to_owned(), true));
+    }
+    let mut shared: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    for (language, label) in &entity.labels {
+        let value = label.value.trim();
+        if value.is_empty() {
+            continue;
+        }
+        let entry = shared.entry(value).or_insert((0, language.as_str()));
+        entry.0 += 1;
+        entry.1 = entry.1.min(language.as_str());
+    }
+    shared
+        .into_iter()
+        .max_by(|(_, (n, a)), (_, (m, b))| n.cmp(m).then_with(|| b.cmp(a)))
+        .map(|(value, _)| (value.to_owned(), true))
+}
+
+/// Wikidata time (`+1992-08-05T00:00:00Z`, precision 9 = year, 10 = month, 11 = day; the 2014 dumps
+/// write `+00000001992-08-05T00:00:00Z`) to a KG date. A zero month or day (`+1952-00-00` at day
+/// precision) lowers the precision to what is known.
 fn time_to_value(time: &str, precision: u8) -> Option<String> {
     let negative = time.starts_with('-');
     let body = time.trim_start_matches(['+', '-']);
@@ -113,15 +230,16 @@ fn time_to_value(time: &str, precision: u8) -> Option<String> {
     let month: u8 = parts.next()?.parse().ok()?;
     let day: u8 = parts.next()?.parse().ok()?;
     let year = if negative { -year } else { year };
+    let known = |v: u8| (v != 0).then_some(v);
     let date = match precision {
         11.. => Date {
             year,
-            month: Some(month),
-            day: Some(day),
+            month: known(month),
+            day: known(month).and(known(day)),
         },
         10 => Date {
             year,
-            month: Some(month),
+            month: known(month),
             day: None,
         },
         9 => Date {
@@ -132,7 +250,7 @@ fn time_to_value(time: &str, precision: u8) -> Option<String> {
         8 if year > 0 => return Some(format!("{}s", year - year % 10)),
         _ => return None,
     };
-    // Validate through the parser (rejects month 0, day 0 placeholders).
+    // Validate through the parser (rejects year 0, a day past the month's end…).
     Date::parse(&date.to_string()).map(|d| d.to_string())
 }
 
@@ -159,12 +277,24 @@ fn for_each_entity_line(
     }
 }
 
+/// Where an item's name was found.
+#[derive(Clone, Copy)]
+enum Found {
+    Input,
+    Labels,
+    Vocab,
+}
+
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let lang = options.lang.as_str();
     let mut invalid = InvalidLines::new(options);
+    let (user_labels, invalid_label_rows) = LabelTable::read(&options.labels, options)?;
+    let bundled = (lang == "en").then(LabelTable::bundled);
     let mut humans: Vec<Human> = Vec::new();
     let mut people_without_label = 0;
+    let mut named_in_other_language = 0;
     let mut wanted: FxHashSet<String> = FxHashSet::default();
+    let properties: Vec<(&'static str, Property)> = Property::wikidata_ids().collect();
     for path in inputs {
         for_each_entity_line(path, |line_no, line| {
             let entity: Entity = match serde_json::from_str(line) {
@@ -176,25 +306,33 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             if entity.kind != "item" || !is_human(&entity) {
                 return Ok(());
             }
-            // Many real humans have no label in a given language: not a malformed line, just a
-            // person this KG cannot name (and so cannot match in text). Counted, not fatal.
-            let Some(label) = pick(&entity.labels, lang) else {
+            // Many real humans have no label in a given language; a name in another (people's names
+            // mostly cross languages unchanged) still counts them in the population.
+            let Some((label, other_language)) = name_of(&entity, lang) else {
                 people_without_label += 1;
                 return Ok(());
             };
+            named_in_other_language += usize::from(other_language);
             let mut person = Person::new(entity.id.clone(), label);
-            person.aliases = pick_aliases(&entity.aliases, lang);
+            person.aliases = pick_aliases(&entity.aliases, lang)
+                .into_iter()
+                .filter(|a| *a != person.label && !a.trim().is_empty())
+                .collect();
+            person.aliases.dedup();
             let mut claims = Vec::new();
-            for (pid, property) in Property::wikidata_ids() {
-                for statement in entity.claims.get(pid).into_iter().flatten() {
+            for (pid, property) in &properties {
+                for statement in entity.claims.get(*pid).into_iter().flatten() {
                     if statement.rank == "deprecated" {
                         continue;
                     }
                     let value = match &statement.mainsnak.datavalue {
-                        Some(DataValue::WikibaseEntityid { id }) => {
-                            wanted.insert(id.clone());
-                            RawValue::Item(id.clone())
-                        }
+                        Some(DataValue::WikibaseEntityid(value)) => match value.id() {
+                            Some(id) => {
+                                wanted.insert(id.clone());
+                                RawValue::Item(pid, id)
+                            }
+                            None => continue,
+                        },
                         Some(DataValue::Time { time, precision }) => {
                             match time_to_value(time, *precision) {
                                 Some(v) => RawValue::Text(v),
@@ -218,11 +356,10 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
     let mut names: FxHashMap<String, (String, Vec<String>)> = FxHashMap::default();
     for path in inputs {
         for_each_entity_line(path, |_, line| {
-            // Cheap pre-filter: the id is near the start of every entity line.
-            let Some(id) = quick_id(line) else {
-                return Ok(());
-            };
-            if !wanted.contains(id) {
+            // Cheap pre-filter on the entity's own id, when it comes before any nested object.
+            if let Some(id) = quick_id(line)
+                && !wanted.contains(id)
+            {
                 return Ok(());
             }
             // A line that does not parse here did not parse in the first pass either (that pass reads
@@ -230,6 +367,9 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             let Ok(entity) = serde_json::from_str::<NamedEntity>(line) else {
                 return Ok(());
             };
+            if !wanted.contains(&entity.id) {
+                return Ok(());
+            }
             if let Some(label) = pick(&entity.labels, lang) {
                 names.insert(
                     entity.id,
@@ -239,21 +379,45 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             Ok(())
         })?;
     }
+    let lookup = |id: &str| -> Option<(Found, &str, &[String])> {
+        if let Some((label, aliases)) = names.get(id) {
+            return Some((Found::Input, label.as_str(), aliases.as_slice()));
+        }
+        if let Some((label, aliases)) = user_labels.get(id) {
+            return Some((Found::Labels, label, aliases));
+        }
+        bundled
+            .and_then(|table| table.get(id))
+            .map(|(label, aliases)| (Found::Vocab, label, aliases))
+    };
     let mut unresolved = 0;
+    let mut resolution: BTreeMap<String, Resolution> = BTreeMap::new();
     let people = humans
         .into_iter()
         .map(|Human { mut person, claims }| {
             for (property, value) in claims {
                 let fact = match value {
                     RawValue::Text(text) => Fact::new(property, text),
-                    RawValue::Item(id) => match names.get(&id) {
-                        Some((label, aliases)) => Fact::new(property, label.clone())
-                            .with_alternates(useful_alternates(label, aliases)),
-                        None => {
-                            unresolved += 1;
-                            continue;
+                    RawValue::Item(pid, id) => {
+                        let counts = resolution.entry(pid.to_owned()).or_default();
+                        counts.values += 1;
+                        match lookup(&id) {
+                            Some((found, label, aliases)) => {
+                                match found {
+                                    Found::Input => counts.from_input += 1,
+                                    Found::Labels => counts.from_labels += 1,
+                                    Found::Vocab => counts.from_vocab += 1,
+                                }
+                                Fact::new(property, label)
+                                    .with_alternates(useful_alternates(label, aliases))
+                            }
+                            None => {
+                                counts.unresolved += 1;
+                                unresolved += 1;
+                                continue;
+                            }
                         }
-                    },
+                    }
                 };
                 if !person.facts.contains(&fact) {
                     person.facts.push(fact);
@@ -266,21 +430,28 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
         people,
         ..SourceData::default()
     };
-    data.report.skipped_invalid = invalid.count;
+    data.report.skipped_invalid = invalid.count + invalid_label_rows;
     data.report.unresolved_values = unresolved;
     data.report.people_without_label = people_without_label;
+    data.report.people_named_in_other_language = named_in_other_language;
+    data.report.resolution = resolution;
     Ok(data)
 }
 
 fn is_human(entity: &Entity) -> bool {
-    entity.claims.get("P31").into_iter().flatten().any(
-        |s| matches!(&s.mainsnak.datavalue, Some(DataValue::WikibaseEntityid { id }) if id == "Q5"),
-    )
+    entity.claims.get("P31").into_iter().flatten().any(|s| {
+        matches!(&s.mainsnak.datavalue, Some(DataValue::WikibaseEntityid(v)) if v.id().as_deref() == Some("Q5"))
+    })
 }
 
-/// The value of the first `"id":"…"` in a line, without parsing the JSON.
+/// The value of the entity's own `"id":"…"`, without parsing the JSON: the first one in the line,
+/// when no object opens before it (else it may be a statement's id, and the line is parsed).
 fn quick_id(line: &str) -> Option<&str> {
-    let start = line.find("\"id\":\"")? + 6;
+    let at = line.find("\"id\":\"")?;
+    if line[..at].matches('{').count() != 1 {
+        return None;
+    }
+    let start = at + 6;
     let len = line[start..].find('"')?;
     Some(&line[start..start + len])
 }
@@ -299,7 +470,19 @@ mod tests {
         let time = r#"{"value":{"time":"+1992-08-05T00:00:00Z","timezone":0,"before":0,"after":0,"precision":11,"calendarmodel":"http://www.wikidata.org/entity/Q1985727"},"type":"time"}"#;
         assert!(matches!(parse(time), DataValue::Time { precision: 11, .. }));
         let item = r#"{"type":"wikibase-entityid","value":{"entity-type":"item","numeric-id":5,"id":"Q5"}}"#;
-        assert!(matches!(parse(item), DataValue::WikibaseEntityid { id } if id == "Q5"));
+        assert!(
+            matches!(parse(item), DataValue::WikibaseEntityid(v) if v.id().as_deref() == Some("Q5"))
+        );
+        // The 2014 format: no `id`, only the number and the entity type.
+        let old = r#"{"value":{"entity-type":"item","numeric-id":183},"type":"wikibase-entityid"}"#;
+        assert!(
+            matches!(parse(old), DataValue::WikibaseEntityid(v) if v.id().as_deref() == Some("Q183"))
+        );
+        let property =
+            r#"{"value":{"entity-type":"property","numeric-id":27},"type":"wikibase-entityid"}"#;
+        assert!(
+            matches!(parse(property), DataValue::WikibaseEntityid(v) if v.id().as_deref() == Some("P27"))
+        );
         assert!(
             matches!(parse(r#"{"value":"990000011234","type":"string"}"#), DataValue::String(s) if s == "990000011234")
         );
@@ -328,5 +511,55 @@ mod tests {
             Some("1990s")
         );
         assert_eq!(time_to_value("+1900-00-00T00:00:00Z", 7), None);
+    }
+
+    #[test]
+    fn times_of_2014_and_zero_months_and_days() {
+        // 11-digit years (2014 dumps).
+        assert_eq!(
+            time_to_value("+00000001952-03-11T00:00:00Z", 11).as_deref(),
+            Some("1952-03-11")
+        );
+        assert_eq!(
+            time_to_value("+00000001946-00-00T00:00:00Z", 9).as_deref(),
+            Some("1946")
+        );
+        // A zero day or month at day precision: the precision that is known.
+        assert_eq!(
+            time_to_value("+1516-08-00T00:00:00Z", 11).as_deref(),
+            Some("1516-08")
+        );
+        assert_eq!(
+            time_to_value("+1952-00-11T00:00:00Z", 11).as_deref(),
+            Some("1952")
+        );
+        assert_eq!(
+            time_to_value("+2018-09-00T00:00:00Z", 10).as_deref(),
+            Some("2018-09")
+        );
+        assert_eq!(time_to_value("+0000-00-00T00:00:00Z", 9), None);
+        assert_eq!(time_to_value("+13798000000-00-00T00:00:00Z", 9), None);
+    }
+
+    #[test]
+    fn empty_maps_may_be_written_as_lists() {
+        let entity: Entity = serde_json::from_str(
+            r#"{"id":"Q1","type":"item","labels":{"en":{"language":"en","value":"A"}},"aliases":[],"claims":[]}"#,
+        )
+        .unwrap();
+        assert!(entity.aliases.is_empty() && entity.claims.is_empty());
+        assert!(
+            serde_json::from_str::<Entity>(r#"{"id":"Q1","aliases":["x"]}"#).is_err(),
+            "a non-empty list is not a map"
+        );
+    }
+
+    #[test]
+    fn quick_id_reads_only_the_entitys_own_id() {
+        assert_eq!(
+            quick_id(r#"{"type":"item","id":"Q42","labels":{}}"#),
+            Some("Q42")
+        );
+        assert_eq!(quick_id(r#"{"labels":{"en":{}},"id":"Q42"}"#), None);
     }
 }

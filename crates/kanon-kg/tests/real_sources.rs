@@ -1,0 +1,77 @@
+//! Importers on the real KG sources of `../shared/data/kg-sources` (outside the repository): the
+//! Wikidata sample. Each test skips, saying so, when the data is absent. Run with `--nocapture` to
+//! see the figures.
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::path::PathBuf;
+
+use kanon_kg::Property;
+use kanon_kg::import::{self, Format, ImportOptions, SourceData};
+
+fn kg_sources() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/kg-sources");
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "skipping: ../shared/data/kg-sources is absent (the real data lives outside the repository)"
+        );
+        None
+    }
+}
+
+fn import_all(format: Format, inputs: Vec<PathBuf>) -> SourceData {
+    import::import(format, &inputs, &ImportOptions::default()).unwrap()
+}
+
+#[test]
+fn wikidata_sample_imports_every_human_of_both_vintages() {
+    let Some(dir) = kg_sources() else { return };
+    let data = import_all(Format::Wikidata, vec![dir.join("wikidata-sample.json.gz")]);
+    let report = &data.report;
+    eprintln!(
+        "wikidata sample: {} people ({} named in another language, {} without any name), {} facts, {} values without a label",
+        report.people,
+        report.people_named_in_other_language,
+        report.people_without_label,
+        report.facts,
+        report.unresolved_values
+    );
+    for (pid, r) in &report.resolution {
+        eprintln!(
+            "  {pid}: {} values, {} named by the dump, {} by --labels, {} by the bundled table, {} unresolved ({:.1} % named)",
+            r.values,
+            r.from_input,
+            r.from_labels,
+            r.from_vocab,
+            r.unresolved,
+            100.0 * r.rate()
+        );
+    }
+    // 353 humans (P31 = Q5), 72 of them in the 2014 format (`numeric-id` only).
+    assert_eq!(report.people, 353);
+    assert_eq!(report.skipped_invalid, 0);
+    // George W. Bush (Q207) is in the 2014 format: 11-digit years, numeric ids only.
+    let bush = data.people.iter().find(|p| p.id == "Q207").unwrap();
+    assert!(
+        bush.facts
+            .iter()
+            .any(|f| f.property == Property::BirthDate && f.value == "1946-07-06"),
+        "{:?}",
+        bush.facts
+    );
+    // Q30 is in the dump (its own label wins over the bundled table's "United States").
+    assert!(
+        bush.facts
+            .iter()
+            .any(|f| f.property == Property::Citizenship && f.value == "United States of America"),
+        "{:?}",
+        bush.facts
+    );
+    let rate = |pid: &str| report.resolution.get(pid).map_or(0.0, |r| r.rate());
+    // Occupations, citizenships and sexes are named by the bundled table where the dump does not
+    // name them; places, schools and employers only by the dump (no such table is bundled).
+    assert!(rate("P106") > 0.7, "{}", rate("P106"));
+    assert!(rate("P27") > 0.75, "{}", rate("P27"));
+    assert!(rate("P21") > 0.99, "{}", rate("P21"));
+}
