@@ -67,7 +67,7 @@ pub enum KgCommand {
 
 #[derive(Debug, Args)]
 pub struct KgImportArgs {
-    /// A format (triples, wikidata, pantheon, google-re) followed by its input files; may repeat.
+    /// A format (triples, wikidata, pantheon, google-re, trex) followed by its input files; may repeat.
     #[arg(long = "format", num_args = 2.., value_names = ["FORMAT", "INPUT"], required = true, action = clap::ArgAction::Append)]
     pub sources_flat: Vec<String>,
     /// The `--format` occurrences as sources (filled from the parsed matches).

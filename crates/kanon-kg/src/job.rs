@@ -263,6 +263,11 @@ mod tests {
                     inputs: vec!["dump.json.gz".into()],
                     labels: vec!["labels.tsv".into()],
                 },
+                Source {
+                    format: Format::Trex,
+                    inputs: vec!["P19.jsonl".into()],
+                    labels: vec![],
+                },
             ],
             out: "kg".into(),
             lang: "de".into(),

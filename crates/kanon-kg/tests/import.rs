@@ -843,3 +843,230 @@ fn label_tables_are_refused_for_other_formats() {
     assert!(err.contains("wikidata sources only"), "{err}");
     assert!(!dir.path().join("kg").exists());
 }
+
+// ---------------------------------------------------------------------------------------------------
+// T-REx
+
+const AURELIA_TREX: &str = AURELIA;
+const ILSE_Q: &str = "Q99000010";
+const BRYNJA: &str = "Q99000020";
+
+fn trex_fixtures() -> Vec<PathBuf> {
+    ["P19.jsonl", "P106.jsonl", "P1412.jsonl"]
+        .iter()
+        .map(|n| fixture("trex").join(n))
+        .collect()
+}
+
+#[test]
+fn trex_imports_people_facts_aliases_and_sentences() {
+    let data = import::import(Format::Trex, &trex_fixtures(), &ImportOptions::default()).unwrap();
+    let ids: Vec<&str> = data.people.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, [AURELIA_TREX, ILSE_Q, BRYNJA]);
+    assert_eq!(data.report.format, "trex");
+    assert_eq!(
+        (data.report.people, data.report.facts, data.report.docs),
+        (3, 5, 6)
+    );
+    assert_eq!(data.report.skipped_invalid, 0);
+
+    // Lines of two relations about one person make one person. A sentence's other way of writing
+    // the object ("Ilvane") is an alternate; its other way of writing the person, when of two words
+    // or more, an alias.
+    let aurelia = person(&data.people, AURELIA_TREX);
+    assert_eq!(aurelia.label, "Aurelia Vantz");
+    assert_eq!(aurelia.aliases, strings(&["Aurelia M. Vantz"]));
+    assert!(aurelia.same_as.is_empty());
+    assert_eq!(
+        aurelia.facts,
+        vec![
+            fact(Property::BirthPlace, "Port Ilvane", &["Ilvane"]),
+            fact(Property::Occupation, "chemist", &[]),
+        ]
+    );
+    // A surname alone ("Varnholt") is no alias: the variants make it from the label anyway.
+    let ilse = person(&data.people, ILSE_Q);
+    assert!(ilse.aliases.is_empty());
+    assert_eq!(ilse.facts, vec![fact(Property::BirthPlace, "Halvik", &[])]);
+    // Languages (P1412) are a fact kind of their own.
+    let brynja = person(&data.people, BRYNJA);
+    assert_eq!(
+        brynja.facts,
+        vec![
+            fact(Property::Occupation, "actor", &["actress"]),
+            fact(Property::Language, "Karslandic", &[]),
+        ]
+    );
+
+    // Sentences with [MASK] filled back, each once per person: Aurelia's first sentence is in two
+    // evidences of P19 and (filled) in P106.
+    let docs: Vec<(&str, &str, &str)> = data
+        .docs
+        .iter()
+        .map(|d| (d.id.as_str(), d.person.as_deref().unwrap(), d.text.as_str()))
+        .collect();
+    assert_eq!(
+        docs,
+        [
+            (
+                "trex:Q99000001:1",
+                AURELIA_TREX,
+                "Aurelia Vantz (born 5 August 1992 in Port Ilvane) is a Veldorian chemist."
+            ),
+            (
+                "trex:Q99000001:2",
+                AURELIA_TREX,
+                "An Ilvane native, Aurelia M. Vantz studied at the University of Dunmere."
+            ),
+            (
+                "trex:Q99000010:1",
+                ILSE_Q,
+                "Varnholt was born in Halvik, a fishing town in Karsland."
+            ),
+            (
+                "trex:Q99000020:1",
+                BRYNJA,
+                "Brynja Solvik is a Karslandic stage actress and director."
+            ),
+            (
+                "trex:Q99000020:2",
+                BRYNJA,
+                "In 2004 Solvik became the youngest actress of the Halvik Theatre."
+            ),
+            (
+                "trex:Q99000020:3",
+                BRYNJA,
+                "Brynja Solvik writes her plays in Karslandic and Veldorian."
+            ),
+        ]
+    );
+}
+
+#[test]
+fn trex_bad_lines_name_file_line_and_field_or_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = std::fs::read_to_string(fixture("trex").join("P19.jsonl")).unwrap();
+    let second = original.lines().nth(1).unwrap();
+    let cases = [
+        (
+            second.replace("\"P19\"", "\"P36\""),
+            "field `predicate_id`: unsupported relation \"P36\"",
+        ),
+        (
+            second.replace("\"Q99000010\"", "\"ilse\""),
+            "field `sub_uri`",
+        ),
+        (
+            second.replace("\"obj_surface\": \"Halvik\"", "\"obj_surface\": \"\""),
+            "field `evidences[0].obj_surface`",
+        ),
+        (
+            second.replace("\"sub_label\": \"Ilse Varnholt\"", "\"sub_label\": \" \""),
+            "field `sub_label`",
+        ),
+        (second[..second.len() / 2].to_owned(), "field `record`"),
+    ];
+    for (replacement, expected) in cases {
+        let path = fixture_with_line("trex/P19.jsonl", 2, &replacement, dir.path(), "P19.jsonl");
+        let err = import_one(Format::Trex, path.clone(), &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("P19.jsonl:2: "), "{err}");
+        assert!(err.contains(expected), "{expected} not in {err}");
+        let data = import_one(Format::Trex, path, &options("en", true)).unwrap();
+        assert_eq!(data.report.skipped_invalid, 1);
+        let ids: Vec<&str> = data.people.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, [AURELIA_TREX]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Four sources in one KG
+
+#[test]
+fn pantheon_google_re_trex_and_wikidata_merge_by_wikidata_id_then_name_and_birth_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = ImportJob {
+        sources: vec![
+            Source {
+                format: Format::Pantheon,
+                inputs: vec![fixture("pantheon_sample.tsv")],
+                labels: vec![],
+            },
+            Source {
+                format: Format::GoogleRe,
+                inputs: vec![fixture("google_re_sample.jsonl")],
+                labels: vec![],
+            },
+            Source {
+                format: Format::Trex,
+                inputs: trex_fixtures(),
+                labels: vec![],
+            },
+            Source {
+                format: Format::Wikidata,
+                inputs: vec![fixture("wikidata_dump.json")],
+                labels: vec![],
+            },
+        ],
+        out: dir.path().join("kg"),
+        lang: "en".into(),
+        skip_invalid: false,
+    };
+    let summary = kanon_kg::job::import(&job, &kanon_core::NoProgress).unwrap();
+    // Google-RE's Ilse joins Pantheon's by name and birth year (1931) and brings her Wikidata id
+    // (`sub_w`); T-REx's Ilse joins by that id; the dump's Aurelia joins T-REx's by hers.
+    assert_eq!(
+        summary.merge,
+        MergeStats {
+            by_identifier: 2,
+            by_name_and_birth_year: 1,
+            kept_apart: 0,
+        }
+    );
+    // 6 + 3 + 3 + 3 records, 3 merged.
+    assert_eq!(summary.meta.people, 12);
+    assert_eq!(summary.meta.docs, 4 + 6);
+    let rendered = summary.render();
+    assert!(
+        rendered.contains("trex: 3 people, 5 facts, 6 docs from 3 file(s)"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("merged: 12 people (2 by identifier, 1 by name and birth year)"),
+        "{rendered}"
+    );
+
+    let (kg, meta) = read_kg_dir(&job.out).unwrap();
+    assert_eq!(meta.sources.len(), 4);
+    let ilse = person(&kg.people, "pantheon:90000101");
+    assert_eq!(ilse.same_as, strings(&[ILSE_GRE, ILSE_Q]));
+    assert!(
+        ilse.facts
+            .contains(&fact(Property::BirthPlace, "Halvik", &["Halvik by"]))
+    );
+    let aurelia = person(&kg.people, AURELIA_TREX);
+    // T-REx's facts first, then the dump's that T-REx lacks (the shared occupation once, with the
+    // dump's alternates).
+    assert_eq!(
+        aurelia.facts[0],
+        fact(Property::BirthPlace, "Port Ilvane", &["Ilvane"])
+    );
+    assert_eq!(
+        aurelia.facts[1],
+        fact(Property::Occupation, "chemist", &["chemical scientist"])
+    );
+    assert_eq!(aurelia.facts.len(), 8);
+    // The documents follow their people: T-REx's Ilse sentence is Pantheon's Ilse's now.
+    let docs = std::fs::read_to_string(kanon_kg::store::docs_path(&job.out).unwrap()).unwrap();
+    let docs: Vec<kanon_core::Document> = docs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ilse_docs: Vec<&str> = docs
+        .iter()
+        .filter(|d| d.person.as_deref() == Some("pantheon:90000101"))
+        .map(|d| d.id.as_str())
+        .collect();
+    assert_eq!(ilse_docs, ["gre:0ivx9k2:1", "trex:Q99000010:1"]);
+}

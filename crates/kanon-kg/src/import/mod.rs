@@ -1,4 +1,5 @@
-//! Importers: each reads one source format into people (and, for Google-RE, documents about them).
+//! Importers: each reads one source format into people (and, for Google-RE and T-REx, documents
+//! about them).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -14,6 +15,7 @@ use crate::model::Person;
 pub mod google_re;
 pub mod labels;
 pub mod pantheon;
+pub mod trex;
 pub mod triples;
 pub mod wikidata;
 
@@ -25,6 +27,7 @@ pub enum Format {
     Wikidata,
     Pantheon,
     GoogleRe,
+    Trex,
 }
 
 kanon_core::named_choices!(
@@ -34,7 +37,8 @@ kanon_core::named_choices!(
         Triples = "triples",
         Wikidata = "wikidata",
         Pantheon = "pantheon",
-        GoogleRe = "google-re"
+        GoogleRe = "google-re",
+        Trex = "trex"
     ]
 );
 
@@ -125,6 +129,7 @@ pub fn import(format: Format, inputs: &[PathBuf], options: &ImportOptions) -> Re
         Format::Wikidata => wikidata::import(inputs, options)?,
         Format::Pantheon => pantheon::import(inputs, options)?,
         Format::GoogleRe => google_re::import(inputs, options)?,
+        Format::Trex => trex::import(inputs, options)?,
     };
     data.report.format = format.as_str().to_owned();
     data.report.inputs = inputs.to_vec();

@@ -1,0 +1,220 @@
+//! T-REx as packaged by LAMA (`P19.jsonl`, `P106.jsonl`…): one Wikidata fact per line, `sub_uri` /
+//! `sub_label` (the person), `predicate_id`, `obj_uri` / `obj_label` (the value, named), and
+//! `evidences[]`: sentences of Wikipedia abstracts with the object written `[MASK]`, `obj_surface`
+//! (how the sentence writes the object) and `sub_surface` (how it writes the person).
+//!
+//! People are keyed by their Wikidata id (`sub_uri`), so they merge with a Wikidata dump's people,
+//! and with Google-RE's through its `same_as` ids. Facts take `obj_label` as their value and the
+//! sentences' other `obj_surface`s as alternates; a `sub_surface` of two words or more that is not
+//! the label becomes an alias. Evidence sentences, `[MASK]` filled back with `obj_surface` and
+//! deduplicated per person, become documents about the person (`trex:{Q-id}:{n}`), as Google-RE's
+//! snippets do.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use kanon_core::Document;
+use kanon_core::PathContext;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Deserialize;
+
+use super::{ImportOptions, InvalidLines, SourceData, useful_alternates};
+use crate::error::{Error, Result};
+use crate::model::{Fact, Person, Property, is_wikidata_id};
+
+/// The relations about people that kanon imports, and the fact kind of each.
+pub const RELATIONS: [&str; 14] = [
+    "P19", "P20", "P27", "P39", "P101", "P103", "P106", "P108", "P140", "P1303", "P1412", "P413",
+    "P463", "P937",
+];
+
+/// The fact kind of a T-REx relation: kanon's property for its Wikidata id where it has one,
+/// `instrument` (P1303) and `sports_position` (P413) otherwise.
+pub fn property_of(predicate: &str) -> Option<Property> {
+    if !RELATIONS.contains(&predicate) {
+        return None;
+    }
+    Property::from_wikidata(predicate).or_else(|| match predicate {
+        "P1303" => Some(Property::Other("instrument".into())),
+        "P413" => Some(Property::Other("sports_position".into())),
+        _ => None,
+    })
+}
+
+#[derive(Deserialize)]
+struct Line {
+    sub_uri: String,
+    sub_label: String,
+    predicate_id: String,
+    obj_label: String,
+    #[serde(default)]
+    evidences: Vec<Evidence>,
+}
+
+#[derive(Deserialize)]
+struct Evidence {
+    #[serde(default)]
+    sub_surface: String,
+    #[serde(default)]
+    obj_surface: String,
+    masked_sentence: String,
+}
+
+const MASK: &str = "[MASK]";
+
+/// Checks a record's fields; the error names the first bad one.
+fn check(record: &Line) -> std::result::Result<Property, (String, String)> {
+    let property = property_of(record.predicate_id.trim()).ok_or_else(|| {
+        (
+            "predicate_id".to_owned(),
+            format!(
+                "unsupported relation {:?}: kanon imports the person relations {}",
+                record.predicate_id,
+                RELATIONS.join(", ")
+            ),
+        )
+    })?;
+    if !is_wikidata_id(record.sub_uri.trim()) {
+        return Err((
+            "sub_uri".into(),
+            format!("not a Wikidata id: {:?}", record.sub_uri),
+        ));
+    }
+    if record.sub_label.trim().is_empty() {
+        return Err(("sub_label".into(), "empty".into()));
+    }
+    if record.obj_label.trim().is_empty() {
+        return Err(("obj_label".into(), "empty".into()));
+    }
+    for (i, evidence) in record.evidences.iter().enumerate() {
+        if evidence.masked_sentence.contains(MASK) && evidence.obj_surface.trim().is_empty() {
+            return Err((
+                format!("evidences[{i}].obj_surface"),
+                "empty, so [MASK] cannot be filled".into(),
+            ));
+        }
+    }
+    Ok(property)
+}
+
+pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
+    let mut invalid = InvalidLines::new(options);
+    let mut people: Vec<Person> = Vec::new();
+    let mut index: FxHashMap<String, usize> = FxHashMap::default();
+    let mut docs: Vec<Document> = Vec::new();
+    let mut seen_sentences: FxHashSet<(usize, String)> = FxHashSet::default();
+    let mut docs_per_person: FxHashMap<usize, usize> = FxHashMap::default();
+    for path in inputs {
+        let reader = super::open_maybe_compressed(path)?;
+        for (i, line) in reader.lines().enumerate() {
+            let line_no = i as u64 + 1;
+            let text = line.with_path(path)?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let record: Line = match serde_json::from_str(&text) {
+                Ok(r) => r,
+                Err(e) => {
+                    invalid.handle(Error::invalid(path, line_no, "record", e.to_string()))?;
+                    continue;
+                }
+            };
+            let property = match check(&record) {
+                Ok(p) => p,
+                Err((field, message)) => {
+                    invalid.handle(Error::invalid(path, line_no, field, message))?;
+                    continue;
+                }
+            };
+            let id = record.sub_uri.trim().to_owned();
+            let person_index = *index.entry(id.clone()).or_insert_with(|| {
+                people.push(Person::new(id.clone(), record.sub_label.trim()));
+                people.len() - 1
+            });
+            let person = &mut people[person_index];
+            let value = record.obj_label.trim();
+            let surfaces: Vec<String> = record
+                .evidences
+                .iter()
+                .map(|e| e.obj_surface.trim().to_owned())
+                .collect();
+            let fact = Fact::new(property.clone(), value)
+                .with_alternates(useful_alternates(value, &surfaces));
+            match person
+                .facts
+                .iter_mut()
+                .find(|f| f.property == property && f.value == value)
+            {
+                Some(existing) => {
+                    for alt in fact.alternates {
+                        if !existing.alternates.contains(&alt) {
+                            existing.alternates.push(alt);
+                        }
+                    }
+                }
+                None => person.facts.push(fact),
+            }
+            let names: Vec<String> = record
+                .evidences
+                .iter()
+                .map(|e| e.sub_surface.trim().to_owned())
+                .filter(|s| s.split_whitespace().count() >= 2)
+                .collect();
+            for alias in useful_alternates(&person.label, &names) {
+                if !person.aliases.contains(&alias) {
+                    person.aliases.push(alias);
+                }
+            }
+            for evidence in &record.evidences {
+                let sentence = evidence
+                    .masked_sentence
+                    .replace(MASK, evidence.obj_surface.trim());
+                let sentence = sentence.trim();
+                if sentence.is_empty()
+                    || !seen_sentences.insert((person_index, sentence.to_owned()))
+                {
+                    continue;
+                }
+                let n = docs_per_person.entry(person_index).or_default();
+                *n += 1;
+                docs.push(Document {
+                    id: format!("trex:{id}:{n}"),
+                    person: Some(id.clone()),
+                    text: sentence.to_owned(),
+                    split: None,
+                });
+            }
+        }
+    }
+    let mut data = SourceData {
+        people,
+        docs,
+        ..SourceData::default()
+    };
+    data.report.skipped_invalid = invalid.count;
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_relation_has_a_fact_kind() {
+        for relation in RELATIONS {
+            assert!(property_of(relation).is_some(), "{relation}");
+        }
+        assert_eq!(property_of("P19"), Some(Property::BirthPlace));
+        assert_eq!(property_of("P103"), Some(Property::Language));
+        assert_eq!(property_of("P1412"), Some(Property::Language));
+        assert_eq!(property_of("P937"), Some(Property::WorkLocation));
+        assert_eq!(
+            property_of("P413"),
+            Some(Property::Other("sports_position".into()))
+        );
+        // A LAMA relation that is not about people.
+        assert_eq!(property_of("P36"), None);
+        // Kanon knows P569, but T-REx's packaging has no birth dates.
+        assert_eq!(property_of("P569"), None);
+    }
+}
