@@ -1,6 +1,6 @@
 //! The kanon knowledge graph: people, their names and facts; importers for the native triples CSV,
-//! the Wikidata JSON dump, Pantheon and Google-RE; the term variants that say how each fact is
-//! written in text; and a synthetic population with biographies for the embedded default.
+//! the Wikidata JSON dump, Pantheon, Google-RE and T-REx; the term variants that say how each fact
+//! is written in text; and a synthetic population with biographies for the embedded default.
 //!
 //! ```
 //! use kanon_kg::{Fact, Person, Property, TermGenerator, Vocabulary, Whitelist};
