@@ -314,11 +314,14 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             };
             named_in_other_language += usize::from(other_language);
             let mut person = Person::new(entity.id.clone(), label);
-            person.aliases = pick_aliases(&entity.aliases, lang)
-                .into_iter()
-                .filter(|a| *a != person.label && !a.trim().is_empty())
-                .collect();
-            person.aliases.dedup();
+            for alias in pick_aliases(&entity.aliases, lang) {
+                if alias != person.label
+                    && !alias.trim().is_empty()
+                    && !person.aliases.contains(&alias)
+                {
+                    person.aliases.push(alias);
+                }
+            }
             let mut claims = Vec::new();
             for (pid, property) in &properties {
                 for statement in entity.claims.get(*pid).into_iter().flatten() {
