@@ -9,6 +9,8 @@ use kanon_core::Document;
 use kanon_core::PathContext;
 use serde::{Deserialize, Serialize};
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::error::{Error, Result};
 use crate::model::Person;
 
@@ -176,6 +178,79 @@ impl InvalidLines {
         } else {
             Err(error)
         }
+    }
+}
+
+/// Calls `each` with every non-blank line of the inputs parsed as `T`, its path and its line number
+/// (1-based). A line that is not a `T` fails, or is skipped and counted under `--skip-invalid`.
+pub(crate) fn for_each_json_line<T: serde::de::DeserializeOwned>(
+    inputs: &[PathBuf],
+    invalid: &mut InvalidLines,
+    mut each: impl FnMut(&mut InvalidLines, &Path, u64, T) -> Result<()>,
+) -> Result<()> {
+    for path in inputs {
+        let reader = open_maybe_compressed(path)?;
+        for (i, line) in reader.lines().enumerate() {
+            let line_no = i as u64 + 1;
+            let text = line.with_path(path)?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str(&text) {
+                Ok(record) => each(invalid, path, line_no, record)?,
+                Err(e) => invalid.handle(Error::invalid(path, line_no, "record", e.to_string()))?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// People keyed by id as a fact-per-line source names them, and the texts about them as documents
+/// (`{prefix}:{n}`, numbered per person, each text once per person).
+#[derive(Debug, Default)]
+pub(crate) struct SubjectsWithTexts {
+    pub(crate) people: Vec<Person>,
+    index: FxHashMap<String, usize>,
+    docs: Vec<Document>,
+    seen_texts: FxHashSet<(usize, String)>,
+    docs_per_person: FxHashMap<usize, usize>,
+}
+
+impl SubjectsWithTexts {
+    /// The position of the person with this id, added with `label` when new.
+    pub(crate) fn person(&mut self, id: &str, label: &str) -> usize {
+        *self.index.entry(id.to_owned()).or_insert_with(|| {
+            self.people.push(Person::new(id.to_owned(), label));
+            self.people.len() - 1
+        })
+    }
+
+    /// Adds `text` (trimmed) as a document about the person at `person`, unless it is empty or
+    /// already one of theirs.
+    pub(crate) fn add_text(&mut self, person: usize, prefix: &str, text: &str) {
+        let text = text.trim();
+        if text.is_empty() || !self.seen_texts.insert((person, text.to_owned())) {
+            return;
+        }
+        let n = self.docs_per_person.entry(person).or_default();
+        *n += 1;
+        self.docs.push(Document {
+            id: format!("{prefix}:{n}"),
+            person: Some(self.people[person].id.clone()),
+            text: text.to_owned(),
+            split: None,
+        });
+    }
+
+    /// The people and documents, with the count of skipped lines.
+    pub(crate) fn into_source(self, invalid: &InvalidLines) -> SourceData {
+        let mut data = SourceData {
+            people: self.people,
+            docs: self.docs,
+            ..SourceData::default()
+        };
+        data.report.skipped_invalid = invalid.count;
+        data
     }
 }
 

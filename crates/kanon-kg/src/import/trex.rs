@@ -10,17 +10,16 @@
 //! deduplicated per person, become documents about the person (`trex:{Q-id}:{n}`), as Google-RE's
 //! snippets do.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 
-use kanon_core::Document;
-use kanon_core::PathContext;
-use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 
-use super::{ImportOptions, InvalidLines, SourceData, useful_alternates};
+use super::{
+    ImportOptions, InvalidLines, SourceData, SubjectsWithTexts, for_each_json_line,
+    useful_alternates,
+};
 use crate::error::{Error, Result};
-use crate::model::{Fact, Person, Property, is_wikidata_id};
+use crate::model::{Fact, Property, is_wikidata_id};
 
 /// The relations about people that kanon imports, and the fact kind of each.
 pub const RELATIONS: [&str; 14] = [
@@ -99,39 +98,20 @@ fn check(record: &Line) -> std::result::Result<Property, (String, String)> {
 
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let mut invalid = InvalidLines::new(options);
-    let mut people: Vec<Person> = Vec::new();
-    let mut index: FxHashMap<String, usize> = FxHashMap::default();
-    let mut docs: Vec<Document> = Vec::new();
-    let mut seen_sentences: FxHashSet<(usize, String)> = FxHashSet::default();
-    let mut docs_per_person: FxHashMap<usize, usize> = FxHashMap::default();
-    for path in inputs {
-        let reader = super::open_maybe_compressed(path)?;
-        for (i, line) in reader.lines().enumerate() {
-            let line_no = i as u64 + 1;
-            let text = line.with_path(path)?;
-            if text.trim().is_empty() {
-                continue;
-            }
-            let record: Line = match serde_json::from_str(&text) {
-                Ok(r) => r,
-                Err(e) => {
-                    invalid.handle(Error::invalid(path, line_no, "record", e.to_string()))?;
-                    continue;
-                }
-            };
+    let mut subjects = SubjectsWithTexts::default();
+    for_each_json_line(
+        inputs,
+        &mut invalid,
+        |invalid, path, line_no, record: Line| {
             let property = match check(&record) {
                 Ok(p) => p,
                 Err((field, message)) => {
-                    invalid.handle(Error::invalid(path, line_no, field, message))?;
-                    continue;
+                    return invalid.handle(Error::invalid(path, line_no, field, message));
                 }
             };
-            let id = record.sub_uri.trim().to_owned();
-            let person_index = *index.entry(id.clone()).or_insert_with(|| {
-                people.push(Person::new(id.clone(), record.sub_label.trim()));
-                people.len() - 1
-            });
-            let person = &mut people[person_index];
+            let id = record.sub_uri.trim();
+            let person_index = subjects.person(id, record.sub_label.trim());
+            let person = &mut subjects.people[person_index];
             let value = record.obj_label.trim();
             let surfaces: Vec<String> = record
                 .evidences
@@ -165,34 +145,17 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                     person.aliases.push(alias);
                 }
             }
+            let prefix = format!("trex:{id}");
             for evidence in &record.evidences {
                 let sentence = evidence
                     .masked_sentence
                     .replace(MASK, evidence.obj_surface.trim());
-                let sentence = sentence.trim();
-                if sentence.is_empty()
-                    || !seen_sentences.insert((person_index, sentence.to_owned()))
-                {
-                    continue;
-                }
-                let n = docs_per_person.entry(person_index).or_default();
-                *n += 1;
-                docs.push(Document {
-                    id: format!("trex:{id}:{n}"),
-                    person: Some(id.clone()),
-                    text: sentence.to_owned(),
-                    split: None,
-                });
+                subjects.add_text(person_index, &prefix, &sentence);
             }
-        }
-    }
-    let mut data = SourceData {
-        people,
-        docs,
-        ..SourceData::default()
-    };
-    data.report.skipped_invalid = invalid.count;
-    Ok(data)
+            Ok(())
+        },
+    )?;
+    Ok(subjects.into_source(&invalid))
 }
 
 #[cfg(test)]
