@@ -170,9 +170,12 @@ pub fn decode_spans(
 }
 
 /// Spans as a person marks them: widened to whole words (a word piece inside "Mahabharata" masks
-/// the word) and joined when only spaces separate them ("Mahmoud" + "Ahmadinejad"), or a comma and
-/// spaces separate two dates ("June 5" + "1965"). The joined span takes the type of its longest part
-/// and the length-weighted mean score. `spans` are character offsets into `text`, in order.
+/// the word) and joined when they overlap, or when only spaces separate two spans of one type
+/// ("Mahmoud" + "Ahmadinejad"), or a comma and spaces separate two dates ("June 5" + "1965").
+/// Neighbours of different types stay apart ("American" and "John Smith" are two mentions, as an
+/// annotator marks them); untyped spans (the mask scheme) join any neighbour. The joined span takes
+/// the type of its longest part and the length-weighted mean score. `spans` are character offsets
+/// into `text`, in order.
 pub fn tidy_spans(
     text: &str,
     spans: Vec<(Span, Option<EntityType>, f32)>,
@@ -199,7 +202,8 @@ pub fn tidy_spans(
             let spaces_only = gap.chars().all(|c| c == ' ' || c == '\u{a0}');
             let dates = *last_ty == Some(EntityType::Datetime) && ty == Some(EntityType::Datetime);
             let date_comma = dates && gap.trim_matches(' ') == ",";
-            if span.start <= last.end || spaces_only || date_comma {
+            let one_type = last_ty.is_none() || ty.is_none() || *last_ty == ty;
+            if span.start <= last.end || (one_type && (spaces_only || date_comma)) {
                 let last_len = last.end - last.start;
                 let end = last.end.max(span.end);
                 *last_score =

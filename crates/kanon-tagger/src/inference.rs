@@ -28,27 +28,41 @@ pub enum Decision {
     /// The most probable label.
     #[default]
     Argmax,
-    /// A piece is masked when `1 − P(O)` reaches `threshold`, with the most probable non-`O`
-    /// label: trades precision for recall when the threshold is below 0.5, the usual choice for
-    /// anonymisation, where a missed identifier costs more than an extra mask.
+    /// A piece is masked when `1 − P(O)` reaches `threshold`: trades precision for recall when the
+    /// threshold is below 0.5, the usual choice for anonymisation, where a missed identifier costs
+    /// more than an extra mask. Its type is the one with the most probability over its `B-` and
+    /// `I-` labels together (at a low threshold the single most probable label would mostly be the
+    /// prior's favourite, `B-PERSON`), then the more probable of that type's `B-` and `I-`.
     MaskProbability { threshold: f32 },
 }
 
 impl Decision {
-    /// The label index and its probability, from one piece's label distribution (`O` is index 0).
+    /// The label index and its probability, from one piece's label distribution (`O` is index 0,
+    /// then `B-`/`I-` pairs as [`crate::labels::LabelScheme::names`] orders them). With
+    /// [`Decision::MaskProbability`], a masked piece's probability is its type's (`B-` + `I-`).
     pub fn decide(self, probabilities: &[f32]) -> (usize, f32) {
-        let best_of =
-            |from: usize| {
-                probabilities.iter().enumerate().skip(from).fold(
-                    (from, f32::MIN),
-                    |acc, (i, &p)| if p > acc.1 { (i, p) } else { acc },
-                )
-            };
         match self {
-            Decision::Argmax => best_of(0),
+            Decision::Argmax => {
+                probabilities
+                    .iter()
+                    .enumerate()
+                    .fold(
+                        (0, f32::MIN),
+                        |best, (i, &p)| if p > best.1 { (i, p) } else { best },
+                    )
+            }
             Decision::MaskProbability { threshold } => {
                 if probabilities.len() > 1 && 1.0 - probabilities[0] >= threshold {
-                    best_of(1)
+                    let pairs = probabilities[1..].chunks(2).enumerate();
+                    let (pair, mass) = pairs.fold((0, f32::MIN), |best, (i, pair)| {
+                        let mass: f32 = pair.iter().sum();
+                        if mass > best.1 { (i, mass) } else { best }
+                    });
+                    let begin = 1 + 2 * pair;
+                    let inside = probabilities
+                        .get(begin + 1)
+                        .is_some_and(|&p| p > probabilities[begin]);
+                    (begin + usize::from(inside), mass)
                 } else {
                     (0, probabilities[0])
                 }

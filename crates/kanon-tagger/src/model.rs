@@ -35,6 +35,9 @@ pub struct BertConfig {
     pub layer_norm_eps: f64,
     #[config(default = 0.1)]
     pub hidden_dropout_prob: f64,
+    /// Dropout on the attention probabilities in training, as BERT was pretrained with.
+    #[config(default = 0.1)]
+    pub attention_probs_dropout_prob: f64,
     #[config(default = 3)]
     pub num_labels: usize,
 }
@@ -55,6 +58,8 @@ struct HfConfig {
     layer_norm_eps: f64,
     #[serde(default = "default_dropout")]
     hidden_dropout_prob: f64,
+    #[serde(default = "default_dropout")]
+    attention_probs_dropout_prob: f64,
     #[serde(default)]
     hidden_act: Option<String>,
 }
@@ -105,6 +110,7 @@ impl BertConfig {
             type_vocab_size: hf.type_vocab_size,
             layer_norm_eps: hf.layer_norm_eps,
             hidden_dropout_prob: hf.hidden_dropout_prob,
+            attention_probs_dropout_prob: hf.attention_probs_dropout_prob,
             num_labels,
         })
     }
@@ -136,7 +142,7 @@ impl BertConfig {
                         self.hidden_size,
                         self.num_attention_heads,
                     )
-                    .with_dropout(0.0)
+                    .with_dropout(self.attention_probs_dropout_prob)
                     .with_min_float(-1.0e9)
                     .init(device),
                     attention_norm: norm(),

@@ -21,7 +21,7 @@ use crate::checkpoint::{LabelsFile, TRAIN_CONFIG_FILE};
 use crate::data::TaggerTokenizer;
 use crate::dataset::{Batch, Example, Windowing, batches_by_budget, examples, to_batch};
 use crate::error::{Error, Result};
-use crate::inference::Tagger;
+use crate::inference::{Decision, Tagger};
 use crate::labels::LabelScheme;
 use crate::model::BertTagger;
 use crate::weights::load_pretrained;
@@ -92,8 +92,12 @@ pub struct TrainConfig {
     pub scheme: LabelScheme,
     /// Weight of every label but `O` in the loss (`O` weighs 1): masks are the rarer class.
     pub entity_weight: f32,
-    /// Epochs without a better dev F1 before stopping.
+    /// Stop after this many epochs in a row without a better dev F1; 0 never stops early.
     pub patience: usize,
+    /// The decision the dev F1 that picks the epoch is measured with: `None` argmax, else the mask
+    /// probability threshold the model will be deployed with (`kanon detect --threshold`). The dev
+    /// spans are tidied as in deployment either way.
+    pub select_threshold: Option<f32>,
     /// Save the run's state (weights, optimiser, position) every this many steps, so `--resume`
     /// continues an interrupted run; 0 saves only at epoch ends.
     pub checkpoint_every: usize,
@@ -116,6 +120,7 @@ impl Default for TrainConfig {
             scheme: LabelScheme::Typed,
             entity_weight: 1.0,
             patience: 1,
+            select_threshold: None,
             checkpoint_every: 200,
         }
     }
@@ -532,7 +537,12 @@ pub fn run(
                 break 'epochs;
             }
         }
-        // The dev F1 is of the decoded pieces, untidied.
+        // The dev F1 is of the spans as deployed: tidied, with the deployment's decision.
+        let decision = config
+            .select_threshold
+            .map_or(Decision::Argmax, |threshold| Decision::MaskProbability {
+                threshold,
+            });
         let tagger = Tagger::new(
             model.valid(),
             bert_config.clone(),
@@ -540,7 +550,7 @@ pub fn run(
             LabelsFile::new(config.scheme, windowing),
             &Device::default(),
         )
-        .with_tidy(false);
+        .with_decision(decision);
         let mut predicted = Vec::with_capacity(dev_docs.len());
         for doc in &dev_docs {
             let spans = tagger.predict(&doc.text)?;
@@ -562,7 +572,7 @@ pub fn run(
             })?;
         } else {
             state.stale += 1;
-            early_stopped = state.stale > config.patience;
+            early_stopped = config.patience > 0 && state.stale >= config.patience;
         }
         state.epoch += 1;
         state.batches_done = 0;

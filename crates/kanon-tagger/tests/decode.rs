@@ -27,10 +27,21 @@ fn argmax_and_mask_probability() {
         Decision::MaskProbability { threshold: 0.5 }.decide(&distribution),
         (0, 0.6)
     );
-    assert_eq!(
-        Decision::MaskProbability { threshold: 0.35 }.decide(&distribution),
-        (1, 0.3)
-    );
+    let (label, p) = Decision::MaskProbability { threshold: 0.35 }.decide(&distribution);
+    assert_eq!(label, 1);
+    assert!((p - 0.4).abs() < 1e-6, "B + I of the type: {p}");
+    // The type is chosen by B + I: PERSON's B (0.2) is the single most probable label, but
+    // DATETIME's pieces (0.15 + 0.1) outweigh PERSON's (0.2 + 0.0).
+    let mut typed = [0.0f32; 17];
+    typed[0] = 0.55;
+    typed[1] = 0.2; // B-PERSON
+    typed[11] = 0.1; // B-DATETIME
+    typed[12] = 0.15; // I-DATETIME
+    let (label, p) = Decision::MaskProbability { threshold: 0.1 }.decide(&typed);
+    assert_eq!(label, 12, "I-DATETIME");
+    assert!((p - 0.25).abs() < 1e-6);
+    // Argmax still takes the single most probable label.
+    assert_eq!(Decision::Argmax.decide(&typed).0, 0);
     // A lone `O` label can only be `O`.
     assert_eq!(
         Decision::MaskProbability { threshold: 0.0 }.decide(&[1.0]),
@@ -68,6 +79,26 @@ fn pieces_widen_to_words_and_neighbours_join() {
     assert_eq!(tidy[0].1, person);
     assert!((tidy[0].2 - (0.9 * 7.0 + 0.7 * 11.0) / 18.0).abs() < 1e-6);
     assert_eq!(tidy[2].1, date);
+}
+
+#[test]
+fn tidying_keeps_neighbours_of_different_types_apart() {
+    let text = "the American politician John Smith said";
+    let spans = vec![
+        (find(text, "American"), Some(EntityType::Dem), 0.9),
+        (find(text, "politician"), Some(EntityType::Dem), 0.6),
+        (find(text, "John"), Some(EntityType::Person), 0.9),
+        (find(text, "Smith"), Some(EntityType::Person), 0.9),
+    ];
+    let tidy = tidy_spans(text, spans);
+    assert_eq!(texts(text, &tidy), ["American politician", "John Smith"]);
+    assert_eq!(tidy[1].1, Some(EntityType::Person));
+    // Untyped spans (the mask scheme) join whatever their neighbour.
+    let untyped = vec![
+        (find(text, "politician"), None, 0.6),
+        (find(text, "John"), None, 0.9),
+    ];
+    assert_eq!(texts(text, &tidy_spans(text, untyped)), ["politician John"]);
 }
 
 #[test]

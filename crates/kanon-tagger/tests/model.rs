@@ -29,7 +29,10 @@ fn bools(values: Vec<bool>, shape: [usize; 2], device: &Device) -> Tensor<2, Boo
 fn padding_does_not_change_the_other_positions() {
     let device = Device::default();
     device.seed(7);
-    let model = tiny().with_hidden_dropout_prob(0.0).init(&device);
+    let model = tiny()
+        .with_hidden_dropout_prob(0.0)
+        .with_attention_probs_dropout_prob(0.0)
+        .init(&device);
     let short = model.forward(
         ints(vec![2, 7, 9, 3], [1, 4], &device),
         bools(vec![false; 4], [1, 4], &device),
