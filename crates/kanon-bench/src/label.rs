@@ -13,7 +13,7 @@ use std::time::Instant;
 use kanon_core::Document;
 use kanon_index::Index;
 use kanon_kg::synth::{SynthConfig, synthesize};
-use kanon_label::document::document_terms;
+use kanon_label::document::{document_matches, document_terms};
 use kanon_label::reference::{self, StoreIntersections};
 use kanon_label::{LabelerConfig, MaskStrategy, decide, document_rng};
 use rayon::prelude::*;
@@ -74,7 +74,7 @@ pub struct Comparison {
 fn compare(index: &Index, docs: &[Document], config: &LabelerConfig) -> Result<Comparison> {
     let terms: Vec<Vec<u32>> = docs
         .iter()
-        .map(|d| document_terms(&index.find_terms(&d.text)))
+        .map(|d| document_terms(&document_matches(index, &d.text, config)))
         .collect();
     let started = Instant::now();
     let fast: Vec<_> = docs
@@ -198,12 +198,13 @@ pub fn run(args: &LabelBench, out: &mut dyn Write) -> Result<Figures> {
         max_arity: args.max_arity,
         strategy: MaskStrategy::Greedy,
         seed: args.seed,
+        ..LabelerConfig::default()
     };
     let started = Instant::now();
     let masks: usize = docs
         .par_iter()
         .map(|doc| {
-            let terms = document_terms(&index.find_terms(&doc.text));
+            let terms = document_terms(&document_matches(&index, &doc.text, &config));
             decide(
                 index.postings(),
                 &terms,

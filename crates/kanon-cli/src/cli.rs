@@ -219,6 +219,14 @@ pub struct LabelRunArgs {
     pub strategy: MaskStrategy,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Match names, places and organisations whatever their case (by default they match
+    /// only where written capitalised, so people surnamed Little leave "little" alone).
+    #[arg(long)]
+    pub ignore_case: bool,
+    /// Widen masked terms to the phrase a reader would mask ("University of Oslo" around "Oslo",
+    /// "23 February 1955" around "1955").
+    #[arg(long)]
+    pub phrases: bool,
     /// `jsonl`, or `conll` to also write BIO token files.
     #[arg(long, default_value = "jsonl")]
     pub format: CorpusFormat,

@@ -6,10 +6,10 @@
 //!   `ß→ss`, `æ→ae`, `ø→o`, `ł→l`, …), so `Zürich`, `ZURICH` and `zurich` are one word;
 //! - a *word* is a run of alphanumeric characters; everything else separates words;
 //! - separators are *soft* (whitespace other than line breaks, `,`, `-`, `'`, `’`, and `.` after a
-//!   word of at most three letters: initials, `St.`, `Aug.`) or *hard* (everything else: sentence
-//!   ends, brackets, quotes, colons, line breaks). A term may span soft separators, never hard ones:
-//!   `L. Albano` matches `l albano`, `August 5, 1992` matches `august 5 1992`, but `Paris. Texas` does
-//!   not match `paris texas`.
+//!   word of at most three letters or `Sept`: initials, `St.`, `Aug.`, `Sept.`) or *hard* (everything
+//!   else: sentence ends, brackets, quotes, colons, line breaks). A term may span soft separators,
+//!   never hard ones: `L. Albano` matches `l albano`, `August 5, 1992` matches `august 5 1992`, but
+//!   `Paris. Texas` does not match `paris texas`.
 
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
@@ -52,8 +52,12 @@ fn is_soft_separator(c: char) -> bool {
     )
 }
 
-/// A word of at most three letters may be followed by an abbreviation point without ending the phrase.
+/// A word of at most three letters may be followed by an abbreviation point without ending the phrase,
+/// and so may "Sept." (the one common month abbreviation of four letters).
 fn allows_abbreviation_point(word: &str) -> bool {
+    if word == "sept" {
+        return true;
+    }
     let mut letters = 0;
     for c in word.chars() {
         if !c.is_alphabetic() {
@@ -206,6 +210,7 @@ mod tests {
         assert_eq!(norm("L. Albano").as_deref(), Some("l albano"));
         assert_eq!(norm("St. Louis").as_deref(), Some("st louis"));
         assert_eq!(norm("5 Aug. 1992").as_deref(), Some("5 aug 1992"));
+        assert_eq!(norm("Sept. 21, 1990").as_deref(), Some("sept 21 1990"));
         assert_eq!(
             norm("Jean-Paul O’Neil").as_deref(),
             Some("jean paul o neil")

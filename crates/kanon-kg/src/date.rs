@@ -67,8 +67,10 @@ impl Date {
     }
 
     /// The English forms a text may use, each a separate term:
-    /// `1992-08-05` → `5 August 1992`, `August 5, 1992`, `5 Aug 1992`, `Aug 5, 1992`, `1992-08-05`,
-    /// `August 1992`, `Aug 1992`, `1992`.
+    /// `1992-08-05` → `5 August 1992`, `August 5, 1992`, `5 Aug 1992`, `Aug 5, 1992`, the ordinal
+    /// forms `5th August 1992` and `August 5th, 1992`, `1992-08-05`, the day and month without the
+    /// year (`5 August`, `August 5`, `5th August`, `Aug 5`…), `August 1992`, `Aug 1992`, `1992`;
+    /// September also as `Sept`.
     pub fn surface_forms(&self) -> Vec<String> {
         let year = if self.year < 0 {
             format!("{} BC", -self.year)
@@ -78,29 +80,51 @@ impl Date {
         let mut forms = Vec::new();
         if let Some(month) = self.month {
             let full = MONTHS[usize::from(month - 1)];
+            let mut months = vec![full];
             let abbr = MONTH_ABBREVIATIONS[usize::from(month - 1)];
+            if abbr != full {
+                months.push(abbr);
+            }
+            if month == 9 {
+                months.push("Sept");
+            }
             if let Some(day) = self.day {
-                forms.push(format!("{day} {full} {year}"));
-                forms.push(format!("{full} {day}, {year}"));
-                if abbr != full {
-                    forms.push(format!("{day} {abbr} {year}"));
-                    forms.push(format!("{abbr} {day}, {year}"));
+                let ordinal = ordinal(day);
+                for name in &months {
+                    forms.push(format!("{day} {name} {year}"));
+                    forms.push(format!("{name} {day}, {year}"));
                 }
-                if month == 9 {
-                    forms.push(format!("{day} Sept {year}"));
-                }
+                forms.push(format!("{ordinal} {full} {year}"));
+                forms.push(format!("{full} {ordinal}, {year}"));
                 if self.year > 0 {
                     forms.push(format!("{:04}-{month:02}-{day:02}", self.year));
                 }
+                for name in &months {
+                    forms.push(format!("{day} {name}"));
+                    forms.push(format!("{name} {day}"));
+                }
+                forms.push(format!("{ordinal} {full}"));
+                forms.push(format!("{full} {ordinal}"));
             }
-            forms.push(format!("{full} {year}"));
-            if abbr != full {
-                forms.push(format!("{abbr} {year}"));
+            for name in &months {
+                forms.push(format!("{name} {year}"));
             }
         }
         forms.push(year);
         forms
     }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`…
+fn ordinal(day: u8) -> String {
+    let suffix = match (day % 10, day % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{day}{suffix}")
 }
 
 impl fmt::Display for Date {
@@ -194,6 +218,12 @@ mod tests {
             "August 1992",
             "1992",
             "1992-08-05",
+            "5th August 1992",
+            "August 5th, 1992",
+            "5 August",
+            "August 5",
+            "Aug 5",
+            "5th August",
         ] {
             assert!(
                 forms.contains(&expected.to_owned()),
@@ -201,6 +231,28 @@ mod tests {
             );
         }
         assert_eq!(Date::parse("-384").unwrap().surface_forms(), vec!["384 BC"]);
+        let september = Date::parse("1992-09-21").unwrap().surface_forms();
+        for expected in [
+            "Sept 21, 1992",
+            "21st September 1992",
+            "Sept 1992",
+            "Sept 21",
+        ] {
+            assert!(
+                september.contains(&expected.to_owned()),
+                "{expected} missing from {september:?}"
+            );
+        }
+        let ordinals: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 22, 31]
+            .into_iter()
+            .map(ordinal)
+            .collect();
+        assert_eq!(
+            ordinals,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "22nd", "31st"
+            ]
+        );
         assert_eq!(
             Date::parse("1990-05").unwrap().surface_forms(),
             vec!["May 1990".to_owned(), "1990".to_owned()]

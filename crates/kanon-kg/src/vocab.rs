@@ -178,16 +178,37 @@ impl Vocabulary {
                 }
             }
         }
-        // Cities are listed most populous first in spirit; keep the most populous for a shared name.
+        // A shared name stands for its most populous city; an alternate name ("München") finds a
+        // city only where no city has it as its main name.
         let mut city_index: FxHashMap<String, usize> = FxHashMap::default();
-        for (i, city) in cities.iter().enumerate() {
-            if let Some(key) = normalize_term(&city.name) {
-                let entry = city_index.entry(key).or_insert(i);
-                if cities[*entry].population < city.population {
-                    *entry = i;
+        let mut index_city_names = |alternates: bool| {
+            let mut by_alternate: FxHashMap<String, usize> = FxHashMap::default();
+            for (i, city) in cities.iter().enumerate() {
+                let names: Vec<&String> = if alternates {
+                    city.alternates.iter().collect()
+                } else {
+                    vec![&city.name]
+                };
+                for key in names.into_iter().filter_map(|n| normalize_term(n)) {
+                    if alternates && city_index.contains_key(&key) {
+                        continue;
+                    }
+                    let target = if alternates {
+                        &mut by_alternate
+                    } else {
+                        &mut city_index
+                    };
+                    let entry = target.entry(key).or_insert(i);
+                    if cities[*entry].population < city.population {
+                        *entry = i;
+                    }
                 }
             }
-        }
+            by_alternate
+        };
+        index_city_names(false);
+        let by_alternate = index_city_names(true);
+        city_index.extend(by_alternate);
         let organizations: Vec<(String, String)> = rows(table!("organizations.tsv"))
             .map(|f| {
                 (
@@ -275,5 +296,20 @@ mod tests {
         let austria = v.country("AUSTRIA").unwrap();
         assert_eq!(austria.demonym.as_deref(), Some("Austrian"));
         assert!(v.city("Vienna").is_some());
+    }
+
+    #[test]
+    fn finds_cities_by_alternate_names() {
+        let v = Vocabulary::embedded();
+        let munich = v.city("München").unwrap();
+        assert_eq!(munich.name, "Munich");
+        assert_eq!(v.city("MUNCHEN").unwrap().name, "Munich");
+        // A main name wins over another city's alternate name.
+        for city in &v.cities {
+            assert_eq!(
+                normalize_term(&v.city(&city.name).unwrap().name),
+                normalize_term(&city.name)
+            );
+        }
     }
 }

@@ -33,7 +33,7 @@ kanon_core::named_choices!(
     [Greedy = "greedy", Random = "random"]
 );
 
-/// The labeler's knobs. Defaults: k = 5, max_arity = 3, greedy.
+/// The labeler's knobs. Defaults: k = 5, max_arity = 3, greedy, case kept for names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LabelerConfig {
@@ -41,6 +41,14 @@ pub struct LabelerConfig {
     pub max_arity: usize,
     pub strategy: MaskStrategy,
     pub seed: u64,
+    /// Names, places and organisations match only where the text writes them capitalised
+    /// (first word, particles like "van" aside, and last word), so that people surnamed Little do not
+    /// make "attracted little attention" a name. Texts with no capital letter at all are matched
+    /// whatever their case.
+    pub match_case: bool,
+    /// Widen each masked term to the phrase a reader would mask ("Oslo" in "University of Oslo",
+    /// "1955" in "23 February 1955"); see [`crate::phrase`]. Off: spans are the KG terms.
+    pub phrases: bool,
 }
 
 impl Default for LabelerConfig {
@@ -50,6 +58,8 @@ impl Default for LabelerConfig {
             max_arity: 3,
             strategy: MaskStrategy::Greedy,
             seed: 0,
+            match_case: true,
+            phrases: false,
         }
     }
 }

@@ -586,6 +586,7 @@ mod tests {
                 max_arity: 2,
                 strategy: MaskStrategy::Random,
                 seed: 3,
+                ..LabelerConfig::default()
             },
             format: CorpusFormat::Conll,
             shard_size: 500,

@@ -92,6 +92,95 @@ pub fn document_terms(matches: &[TermMatch]) -> Vec<u32> {
         .collect()
 }
 
+/// Name particles that may open a name in lower case ("van Gogh", "de Gaulle").
+const NAME_PARTICLES: &[&str] = &[
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "das", "dos", "du", "la", "le",
+    "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af",
+];
+
+/// Whether a term of this type is a proper name, written capitalised in cased text. Not DEM: the
+/// type holds occupations ("chemist") as well as demonyms.
+fn is_proper_name(entity_type: Option<EntityType>) -> bool {
+    matches!(
+        entity_type,
+        Some(EntityType::Person | EntityType::Loc | EntityType::Org)
+    )
+}
+
+/// The words of a text with whether each carries a capital letter, to check a match's casing.
+struct Casing {
+    /// `(start, end, capitalised, particle)` per word, character offsets, in text order.
+    words: Vec<(usize, usize, bool, bool)>,
+    any_capital: bool,
+}
+
+impl Casing {
+    fn of(text: &str) -> Casing {
+        let chars: Vec<char> = text.chars().collect();
+        let mut words = Vec::new();
+        kanon_core::text::for_each_token(text, |token| {
+            if let kanon_core::text::Token::Word {
+                text: folded,
+                start,
+                end,
+            } = token
+            {
+                let capitalised = chars[start..end].iter().any(|c| c.is_uppercase());
+                words.push((start, end, capitalised, NAME_PARTICLES.contains(&folded)));
+            }
+        });
+        let any_capital = words.iter().any(|w| w.2);
+        Casing { words, any_capital }
+    }
+
+    /// Whether the words of `start..end` are written as a name: the first word that is not a
+    /// particle, and the last word, carry a capital.
+    fn written_as_name(&self, start: usize, end: usize) -> bool {
+        let from = self.words.partition_point(|w| w.0 < start);
+        let to = self.words.partition_point(|w| w.0 < end);
+        let words = &self.words[from..to];
+        let first = words.iter().find(|w| !w.3);
+        matches!((first, words.last()), (Some(f), Some(l)) if f.2 && l.2)
+    }
+}
+
+/// The KG terms of a text as the labeler reads them: every occurrence, nested and overlapping ones
+/// included (so that "Oslo" inside "University of Oslo" counts as well as the university), in the
+/// order of [`kanon_index::Gazetteer::find_all`]; with [`LabelerConfig::match_case`], names written in
+/// lower case in a cased text are left out.
+pub fn document_matches(index: &Index, text: &str, config: &LabelerConfig) -> Vec<TermMatch> {
+    let mut matches = index.gazetteer().find_all(text);
+    if config.match_case {
+        let casing = Casing::of(text);
+        if casing.any_capital {
+            matches.retain(|m| {
+                !is_proper_name(index.term_type(m.term)) || casing.written_as_name(m.start, m.end)
+            });
+        }
+    }
+    matches
+}
+
+/// Joins overlapping spans (sorted by start) into one, which keeps the term, type and reason of its
+/// longest member: "University of Oslo" and the "Oslo" inside it become one span.
+pub(crate) fn merge_overlapping(spans: Vec<LabeledSpan>) -> Vec<LabeledSpan> {
+    let mut merged: Vec<LabeledSpan> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match merged.last_mut() {
+            Some(last) if span.start < last.end => {
+                let (start, end) = (last.start, last.end.max(span.end));
+                if span.end - span.start > last.end - last.start {
+                    *last = span;
+                }
+                last.start = start;
+                last.end = end;
+            }
+            _ => merged.push(span),
+        }
+    }
+    merged
+}
+
 /// Labels one document whose person is `person` (a dense index id).
 pub fn label_document(
     index: &Index,
@@ -101,7 +190,7 @@ pub fn label_document(
     split: &str,
     config: &LabelerConfig,
 ) -> Labeled {
-    let matches = index.find_terms(&doc.text);
+    let matches = document_matches(index, &doc.text, config);
     let terms = document_terms(&matches);
     let decisions = decide(
         index.postings(),
@@ -132,21 +221,28 @@ pub fn label_document(
             occurrences[t] += 1;
         }
     }
-    let spans: Vec<LabeledSpan> = matches
-        .iter()
-        .filter_map(|m| {
-            let t = *position.get(&m.term)?;
-            masked[t].then(|| LabeledSpan {
-                start: m.start,
-                end: m.end,
-                label: "MASK".into(),
-                entity_type: type_of(t),
-                term: texts[t].clone(),
-                postings: index.posting_count(terms[t]),
-                reason: reason_of[t].into(),
+    let spans = merge_overlapping(
+        matches
+            .iter()
+            .filter_map(|m| {
+                let t = *position.get(&m.term)?;
+                masked[t].then(|| LabeledSpan {
+                    start: m.start,
+                    end: m.end,
+                    label: "MASK".into(),
+                    entity_type: type_of(t),
+                    term: texts[t].clone(),
+                    postings: index.posting_count(terms[t]),
+                    reason: reason_of[t].into(),
+                })
             })
-        })
-        .collect();
+            .collect(),
+    );
+    let spans = if config.phrases {
+        crate::phrase::widen(&doc.text, spans)
+    } else {
+        spans
+    };
     let (tokens, masked_tokens) = count_tokens(&doc.text, &spans);
     let report = RiskReport {
         id: doc.id.clone(),

@@ -23,6 +23,7 @@ pub mod corpus;
 pub mod document;
 pub mod error;
 pub mod explain;
+pub mod phrase;
 pub mod reference;
 
 pub use algorithm::{

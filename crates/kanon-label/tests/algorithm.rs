@@ -64,6 +64,7 @@ fn config(k: u64, max_arity: usize, strategy: MaskStrategy) -> LabelerConfig {
         max_arity,
         strategy,
         seed: 0,
+        ..LabelerConfig::default()
     }
 }
 

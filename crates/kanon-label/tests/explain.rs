@@ -9,11 +9,12 @@ use kanon_label::explain::explain;
 fn explains_rare_and_combination_masks_and_kept_terms() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let index = common::index(dir.path());
-    // k = 3: "Lilian Albano" is hers alone (rare); 1961 and chemist are shared by only 2 people, and
-    // chemist has the shorter list; Marrowgate and 1961 are kept (3 people share both).
+    // k = 3: "Lilian Albano" is hers alone and "Albano" inside it is shared by 2 (rare); 1961 and
+    // chemist are shared by only 2 people, and chemist has the shorter list; Marrowgate and 1961 are
+    // kept (3 people share both).
     let text = "Lilian Albano was born in Marrowgate in 1961 and worked as a chemist. She retired in 1961.";
     let labeled = common::label(&index, "bio-17", "Q1", text, &common::config(3));
-    assert_eq!(labeled.report.masked.len(), 2);
+    assert_eq!(labeled.report.masked.len(), 3);
     insta::assert_snapshot!("rare_combination_and_kept", explain(&labeled.report));
 }
 

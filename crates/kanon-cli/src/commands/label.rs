@@ -17,6 +17,8 @@ pub fn run(args: &LabelRunArgs, out: &mut dyn Write) -> Result<()> {
             max_arity: args.max_arity,
             strategy: args.strategy,
             seed: args.seed,
+            match_case: !args.ignore_case,
+            phrases: args.phrases,
         },
         format: args.format,
         shard_size: args.shard_size,

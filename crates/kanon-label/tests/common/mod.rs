@@ -94,6 +94,7 @@ pub fn config(k: u64) -> LabelerConfig {
         max_arity: 3,
         strategy: MaskStrategy::Greedy,
         seed: 0,
+        ..LabelerConfig::default()
     }
 }
 
