@@ -309,6 +309,10 @@ pub struct DetectArgs {
     /// (default 4096).
     #[arg(long)]
     pub token_budget: Option<usize>,
+    /// Type a PERSON span MISC when its mean PERSON probability is below this (default 0.3; 0
+    /// keeps every type): masked all the same, but generalized rather than numbered as a person.
+    #[arg(long)]
+    pub person_confidence: Option<f32>,
     /// Only part I/N of the documents (0-based: 0/4 … 3/4; a Slurm array task or a Kubernetes
     /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
     #[arg(long, value_name = "I/N")]

@@ -31,6 +31,7 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldDocument>> {
                                 span: m.span(),
                                 identifier: Some(m.identifier_type),
                                 entity: m.entity_id.clone(),
+                                entity_type: Some(m.entity_type),
                             })
                             .collect()
                     })
@@ -55,6 +56,7 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldDocument>> {
                             span,
                             identifier: None,
                             entity: None,
+                            entity_type: None,
                         })
                         .collect(),
                 ],

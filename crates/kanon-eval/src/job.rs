@@ -40,7 +40,15 @@ impl ConfigFile for EvalJob {}
 pub fn spans(job: &EvalJob) -> Result<SpanReport> {
     let gold = read_gold(&job.gold)?;
     let predicted = read_predictions(&job.pred)?;
-    Ok(evaluate_spans(&gold, &predicted))
+    let mut report = evaluate_spans(&gold, &predicted);
+    // Types only come with spans JSONL (the TAB system format has none).
+    if let Ok(records) = kanon_core::spans::read_spans(&job.pred) {
+        let typed = records.values().flatten().any(|r| r.entity_type.is_some());
+        let records = records.into_iter().collect();
+        let types = crate::types::type_confusion(&gold, &records);
+        report.types = (typed && !types.is_empty()).then_some(types);
+    }
+    Ok(report)
 }
 
 /// TAB's own metrics (entity-level recall on direct and quasi identifiers, token and mention

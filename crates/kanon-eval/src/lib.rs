@@ -10,8 +10,8 @@
 //!     id: "d1".into(),
 //!     text: "Lilian Albano was born in Vienna.".into(),
 //!     annotators: vec![vec![
-//!         GoldMention { span: Span::new(0, 13), identifier: None, entity: None },
-//!         GoldMention { span: Span::new(26, 32), identifier: None, entity: None },
+//!         GoldMention { span: Span::new(0, 13), identifier: None, entity: None, entity_type: None },
+//!         GoldMention { span: Span::new(26, 32), identifier: None, entity: None, entity_type: None },
 //!     ]],
 //! }];
 //! let predicted = [("d1".to_owned(), vec![Span::new(0, 6), Span::new(26, 32)])].into_iter().collect();
@@ -28,6 +28,7 @@ pub mod report;
 pub mod spans;
 pub mod tab;
 pub mod tps;
+pub mod types;
 pub mod utility;
 
 pub use error::{Error, Result};

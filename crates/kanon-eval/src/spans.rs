@@ -19,8 +19,8 @@
 
 use std::collections::BTreeMap;
 
-use kanon_core::Span;
 use kanon_core::tab::IdentifierType;
+use kanon_core::{EntityType, Span};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -31,6 +31,8 @@ pub struct GoldMention {
     pub identifier: Option<IdentifierType>,
     /// Mentions of one entity share it.
     pub entity: Option<String>,
+    /// The annotators' type (TAB's `entity_type`), when the gold has one.
+    pub entity_type: Option<EntityType>,
 }
 
 /// A document with each annotator's mentions to mask.
@@ -99,6 +101,9 @@ pub struct SpanReport {
     pub char_precision: f64,
     pub char_recall: f64,
     pub by_identifier: BTreeMap<String, IdentifierRecall>,
+    /// The detector's span types against the gold's, when both have types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub types: Option<crate::types::TypeConfusion>,
 }
 
 impl SpanReport {
@@ -151,6 +156,9 @@ impl SpanReport {
                     i.mentions, i.exact, i.partial, i.entities, i.entity_level
                 );
             }
+        }
+        if let Some(types) = &r.types {
+            out += &types.render();
         }
         out
     }
@@ -392,6 +400,7 @@ mod tests {
             span: Span::new(start, end),
             identifier: Some(identifier),
             entity: Some(entity.into()),
+            entity_type: None,
         }
     }
 

@@ -71,6 +71,18 @@ impl Decision {
     }
 }
 
+/// PERSON spans scored below `confidence` become MISC: masked all the same, but not numbered as
+/// people by the sanitizer.
+pub fn retype_unsure_people(spans: Vec<PredictedSpan>, confidence: f32) -> Vec<PredictedSpan> {
+    spans
+        .into_iter()
+        .map(|(span, ty, score)| match ty {
+            Some(EntityType::Person) if score < confidence => (span, Some(EntityType::Misc), score),
+            _ => (span, ty, score),
+        })
+        .collect()
+}
+
 /// A tagger: a model without autodiff, with what reads its inputs and outputs.
 #[derive(Debug)]
 pub struct Tagger {
@@ -83,6 +95,9 @@ pub struct Tagger {
     /// Widen spans to whole words and join neighbours ([`tidy_spans`]); off gives the raw decoded
     /// pieces.
     pub tidy: bool,
+    /// PERSON spans scored below this are typed MISC (see
+    /// [`crate::detect::DetectConfig::person_confidence`]); 0 keeps every type.
+    pub person_confidence: f32,
     device: Device,
 }
 
@@ -102,6 +117,7 @@ impl Tagger {
             labels,
             decision: Decision::Argmax,
             tidy: true,
+            person_confidence: 0.0,
             device: device.clone(),
         }
     }
@@ -113,6 +129,11 @@ impl Tagger {
 
     pub fn with_tidy(mut self, tidy: bool) -> Self {
         self.tidy = tidy;
+        self
+    }
+
+    pub fn with_person_confidence(mut self, person_confidence: f32) -> Self {
+        self.person_confidence = person_confidence;
         self
     }
 
@@ -178,11 +199,12 @@ impl Tagger {
             .into_iter()
             .zip(texts)
             .map(|(spans, text)| {
-                if self.tidy {
+                let spans = if self.tidy {
                     tidy_spans(text, spans)
                 } else {
                     spans
-                }
+                };
+                retype_unsure_people(spans, self.person_confidence)
             })
             .collect())
     }

@@ -4,7 +4,7 @@
 
 use kanon_core::{EntityType, Span};
 use kanon_tagger::data::tidy_spans;
-use kanon_tagger::inference::Decision;
+use kanon_tagger::inference::{Decision, retype_unsure_people};
 
 fn find(text: &str, needle: &str) -> Span {
     let byte = text.find(needle).unwrap();
@@ -117,4 +117,22 @@ fn tidying_keeps_apart_what_a_comma_or_a_line_separates() {
     // Out-of-range or empty spans are dropped, not a panic.
     let broken = vec![(Span::new(3, 99), loc, 1.0), (Span::new(2, 2), loc, 1.0)];
     assert!(tidy_spans(text, broken).is_empty());
+}
+
+#[test]
+fn unsure_people_are_typed_misc_and_stay_masked() {
+    let person = Some(EntityType::Person);
+    let spans = vec![
+        (Span::new(0, 5), person, 0.9),
+        (Span::new(6, 13), person, 0.12),
+        (Span::new(14, 20), Some(EntityType::Loc), 0.1),
+    ];
+    let retyped = retype_unsure_people(spans.clone(), 0.3);
+    let types: Vec<_> = retyped.iter().map(|s| s.1).collect();
+    assert_eq!(
+        types,
+        [person, Some(EntityType::Misc), Some(EntityType::Loc)]
+    );
+    assert_eq!(retyped.len(), spans.len(), "retyped, not dropped");
+    assert_eq!(retype_unsure_people(spans.clone(), 0.0), spans);
 }

@@ -21,6 +21,9 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(budget) = args.token_budget {
         config.token_budget = budget;
     }
+    if let Some(confidence) = args.person_confidence {
+        config.person_confidence = confidence;
+    }
     config.validate().map_err(anyhow::Error::msg)?;
     let job = DetectJob {
         model: args.model.clone(),
