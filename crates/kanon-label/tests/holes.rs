@@ -110,19 +110,20 @@ fn a_city_is_found_under_its_other_names() {
 fn names_match_only_where_they_are_written_as_names() {
     let dir = tempfile::tempdir().unwrap();
     let people = vec![
-        person("Q1", "Tom Little", &[]),
+        // Surnames that are common words and not on the whitelist (which has "little" and "lie").
+        person("Q1", "Tom Bush", &[]),
         person("Q2", "Anne Farmer", &[]),
-        person("Q3", "Erik Lie", &[]),
+        person("Q3", "Erik Frost", &[]),
         person("Q4", "Vincent van Gogh", &[]),
     ];
     let index = index_of(people, dir.path());
     let config = common::config(2);
-    let text = "The film attracted little attention until Little was cast. He never lie about \
-                being a farmer, nor about A farmer's son. He admired van Gogh.";
+    let text = "They planted a bush near the house until Bush was cast. He saw frost on \
+                a farmer's field, and A farmer's son. He admired van Gogh.";
     let labeled = common::label(&index, "d", "Q1", text, &config);
     assert_eq!(
         texts(text, &labeled.document.spans),
-        ["Little", "van Gogh"],
+        ["Bush", "van Gogh"],
         "{:?}",
         labeled.document.spans
     );
@@ -133,13 +134,13 @@ fn names_match_only_where_they_are_written_as_names() {
     };
     let labeled = common::label(&index, "d", "Q1", text, &caseless);
     let found = texts(text, &labeled.document.spans);
-    for word in ["little", "lie", "a farmer"] {
+    for word in ["bush", "frost", "a farmer"] {
         assert!(found.iter().any(|f| f == word), "{word} not in {found:?}");
     }
     // A text without any capital letter is matched whatever its case.
-    let lower = "the film attracted little attention.";
+    let lower = "they planted a bush.";
     let labeled = common::label(&index, "d", "Q1", lower, &config);
-    assert_eq!(texts(lower, &labeled.document.spans), ["little"]);
+    assert_eq!(texts(lower, &labeled.document.spans), ["bush"]);
 }
 
 #[test]
