@@ -89,7 +89,7 @@ impl Date {
                 months.push("Sept");
             }
             if let Some(day) = self.day {
-                let ordinal = ordinal(day);
+                let ordinal = ordinal(i32::from(day));
                 for name in &months {
                     forms.push(format!("{day} {name} {year}"));
                     forms.push(format!("{name} {day}, {year}"));
@@ -116,15 +116,15 @@ impl Date {
 }
 
 /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`…
-fn ordinal(day: u8) -> String {
-    let suffix = match (day % 10, day % 100) {
+pub fn ordinal(number: i32) -> String {
+    let suffix = match (number % 10, number % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",
         (2, _) => "nd",
         (3, _) => "rd",
         _ => "th",
     };
-    format!("{day}{suffix}")
+    format!("{number}{suffix}")
 }
 
 impl fmt::Display for Date {

@@ -69,7 +69,7 @@ pub struct TypedTerm {
 }
 
 /// Name particles that belong to a surname ("van Beethoven", "de la Halle").
-const SURNAME_PARTICLES: &[&str] = &[
+pub const SURNAME_PARTICLES: &[&str] = &[
     "van", "von", "der", "den", "de", "del", "della", "di", "da", "das", "dos", "du", "la", "le",
     "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af",
 ];

@@ -2,6 +2,7 @@
 
 use kanon_core::{Document, EntityType};
 use kanon_index::{Index, TermMatch};
+use kanon_kg::variants::SURNAME_PARTICLES;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{LabelerConfig, Mask, MaskReason, decide, document_rng};
@@ -92,12 +93,6 @@ pub fn document_terms(matches: &[TermMatch]) -> Vec<u32> {
         .collect()
 }
 
-/// Name particles that may open a name in lower case ("van Gogh", "de Gaulle").
-const NAME_PARTICLES: &[&str] = &[
-    "van", "von", "der", "den", "de", "del", "della", "di", "da", "das", "dos", "du", "la", "le",
-    "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af",
-];
-
 /// Whether a term of this type is a proper name, written capitalised in cased text. Not DEM: the
 /// type holds occupations ("chemist") as well as demonyms.
 fn is_proper_name(entity_type: Option<EntityType>) -> bool {
@@ -126,7 +121,7 @@ impl Casing {
             } = token
             {
                 let capitalised = chars[start..end].iter().any(|c| c.is_uppercase());
-                words.push((start, end, capitalised, NAME_PARTICLES.contains(&folded)));
+                words.push((start, end, capitalised, SURNAME_PARTICLES.contains(&folded)));
             }
         });
         let any_capital = words.iter().any(|w| w.2);

@@ -5,35 +5,9 @@
 
 use kanon_core::EntityType;
 use kanon_core::text::{Token, for_each_token};
+use kanon_kg::date::{MONTH_ABBREVIATIONS, MONTHS};
 
 use crate::document::LabeledSpan;
-
-const MONTHS: [&str; 24] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-];
 
 /// Words that head an organisation or place name after the place ("Oslo University").
 const ORGANISATION_HEADS: &[&str] = &[
@@ -168,8 +142,13 @@ impl Words {
     }
 }
 
+/// A month's name or abbreviation, `Sept` too (the word is folded).
 fn is_month(word: &Word) -> bool {
-    MONTHS.contains(&word.folded.as_str())
+    word.folded == "sept"
+        || MONTHS
+            .iter()
+            .chain(&MONTH_ABBREVIATIONS)
+            .any(|month| month.eq_ignore_ascii_case(&word.folded))
 }
 
 fn is_day(word: &Word) -> bool {

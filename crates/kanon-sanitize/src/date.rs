@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use kanon_kg::date::{MONTHS, ordinal};
+
 /// A date or period as precise as it was written. Years are optional where English allows leaving
 /// them out (`5 August`, `August`, `summer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,21 +56,6 @@ pub struct ParsedDate {
     pub preposition: Option<String>,
     pub value: DateValue,
 }
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// Prepositions a date span may start with; they are kept in front of its generalizations.
 const PREPOSITIONS: &[&str] = &[
@@ -296,17 +283,6 @@ fn decade_part(part: &str, decade_word: &str) -> Option<DateValue> {
         decade: decade(decade_word)?,
         part,
     })
-}
-
-fn ordinal(number: i32) -> String {
-    let suffix = match (number % 10, number % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{number}{suffix}")
 }
 
 impl DateValue {
