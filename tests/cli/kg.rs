@@ -117,3 +117,21 @@ fn imports_the_real_kg_sources_when_present() {
     ]);
     assert!(query.ends_with("intersection: 1\n"), "{query}");
 }
+
+#[test]
+fn derive_shows_facts_read_from_hand_written_biographies() {
+    let fixture = repo_root().join("crates/kanon-kg/tests/fixtures/biographies_sample.jsonl");
+    insta::assert_snapshot!("kg_derive", ok(&["kg", "derive", p(&fixture)]));
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(&[
+        "kg",
+        "import",
+        "--format",
+        "biographies",
+        p(&fixture),
+        "--out",
+        p(&dir.path().join("kg")),
+    ]);
+    assert!(out.contains("biographies: 3 people"), "{out}");
+    assert!(out.contains("derived per person: "), "{out}");
+}

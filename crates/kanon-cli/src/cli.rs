@@ -63,11 +63,27 @@ pub enum KgCommand {
     Import(KgImportArgs),
     /// Generates a synthetic population with biographies.
     Synth(KgSynthArgs),
+    /// Shows the names and facts read from biographies, as `kg import --format biographies`
+    /// derives them (reads only).
+    Derive(KgDeriveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct KgDeriveArgs {
+    /// Biographies: JSON lines `{"id", "title" or "name", "text"}` (`.gz`/`.bz2` accepted).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// People shown with their facts (0: all); the counts cover every line.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Skip malformed lines and report how many, instead of stopping at the first.
+    #[arg(long)]
+    pub skip_invalid: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct KgImportArgs {
-    /// A format (triples, wikidata, pantheon, google-re, trex) followed by its input files; may repeat.
+    /// A format (triples, wikidata, pantheon, google-re, trex, biographies) followed by its input files; may repeat.
     #[arg(long = "format", num_args = 2.., value_names = ["FORMAT", "INPUT"], required = true, action = clap::ArgAction::Append)]
     pub sources_flat: Vec<String>,
     /// The `--format` occurrences as sources (filled from the parsed matches).

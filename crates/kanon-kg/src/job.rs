@@ -103,6 +103,16 @@ impl ImportSummary {
                 report.docs,
                 report.inputs.len(),
             );
+            if !report.derived.is_empty() {
+                let per_person: Vec<String> = report
+                    .derived
+                    .iter()
+                    .map(|(property, n)| {
+                        format!("{property} {:.2}", *n as f64 / report.people.max(1) as f64)
+                    })
+                    .collect();
+                out += &format!("  derived per person: {}\n", per_person.join(", "));
+            }
         }
         let kept_apart = if self.merge.kept_apart > 0 {
             format!(

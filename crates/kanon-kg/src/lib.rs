@@ -1,6 +1,6 @@
 //! The kanon knowledge graph: people, their names and facts; importers for the native triples CSV,
-//! the Wikidata JSON dump, Pantheon, Google-RE and T-REx; the term variants that say how each fact
-//! is written in text; and a synthetic population with biographies for the embedded default.
+//! the Wikidata JSON dump, Pantheon, Google-RE and T-REx; facts derived from biographies; the term
+//! variants that say how each fact is written in text; and a synthetic population with biographies for the embedded default.
 //!
 //! ```
 //! use kanon_kg::{Fact, Person, Property, TermGenerator, Vocabulary, Whitelist};
@@ -18,6 +18,7 @@
 //! ```
 
 pub mod date;
+pub mod derive;
 pub mod error;
 pub mod import;
 pub mod job;

@@ -170,11 +170,24 @@ impl Vocabulary {
                 }
             }
         }
-        let mut demonym_index = FxHashMap::default();
+        // A demonym shared by several countries ("American": the United States and the Northern
+        // Mariana Islands) stands for the one whose listed cities hold the most people.
+        let mut city_population = vec![0u64; countries.len()];
+        for city in &cities {
+            if let Some(key) = normalize_term(&city.country)
+                && let Some(&i) = country_index.get(&key)
+            {
+                city_population[i] += city.population;
+            }
+        }
+        let mut demonym_index: FxHashMap<String, usize> = FxHashMap::default();
         for (i, country) in countries.iter().enumerate() {
             for demonym in country.demonym.iter().flat_map(|d| d.split('|')) {
                 if let Some(key) = normalize_term(demonym) {
-                    demonym_index.entry(key).or_insert(i);
+                    let slot = demonym_index.entry(key).or_insert(i);
+                    if city_population[i] > city_population[*slot] {
+                        *slot = i;
+                    }
                 }
             }
         }
@@ -295,6 +308,15 @@ mod tests {
         let v = Vocabulary::embedded();
         let austria = v.country("AUSTRIA").unwrap();
         assert_eq!(austria.demonym.as_deref(), Some("Austrian"));
+        // Shared demonyms stand for the most populous of their countries.
+        for (demonym, country) in [
+            ("American", "United States"),
+            ("French", "France"),
+            ("Chinese", "China"),
+            ("Norwegian", "Norway"),
+        ] {
+            assert_eq!(v.country_of_demonym(demonym).unwrap().name, country);
+        }
         assert!(v.city("Vienna").is_some());
     }
 

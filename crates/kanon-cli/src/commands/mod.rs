@@ -22,6 +22,7 @@ mod index_lookup;
 mod index_match;
 mod index_query;
 mod index_stats;
+mod kg_derive;
 mod kg_import;
 mod kg_synth;
 mod label;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Kg(KgCommand::Import(args)) => kg_import::run(&args, &mut out),
         Command::Kg(KgCommand::Synth(args)) => kg_synth::run(&args, &mut out),
+        Command::Kg(KgCommand::Derive(args)) => kg_derive::run(&args, &mut out),
         Command::Index(IndexCommand::Build(args)) => index_build::run(&args, &mut out),
         Command::Index(IndexCommand::Query(args)) => index_query::run(&args, &mut out),
         Command::Index(IndexCommand::Stats(args)) => index_stats::run(&args, &mut out),

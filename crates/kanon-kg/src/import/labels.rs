@@ -29,6 +29,18 @@ use super::{ImportOptions, InvalidLines};
 use crate::error::{Error, Result};
 use crate::model::is_wikidata_id;
 
+/// kanon's bundled English Q-id table: `qid`, `label`, `kind` (country, occupation, award…).
+const BUNDLED: &str = include_str!("../../../../kg/vocab/wikidata_labels.tsv");
+
+/// The labels of the bundled table's items of one kind (`occupation`, `award`…).
+pub fn bundled_labels_of_kind(kind: &str) -> impl Iterator<Item = &'static str> {
+    BUNDLED.lines().skip(1).filter_map(move |line| {
+        let mut fields = line.split('\t');
+        let (_, label, row_kind) = (fields.next()?, fields.next()?, fields.next()?);
+        (row_kind.trim() == kind).then_some(label)
+    })
+}
+
 /// Names of Wikidata items: a label and its aliases per id.
 #[derive(Debug, Default, Clone)]
 pub struct LabelTable {
@@ -59,9 +71,8 @@ impl LabelTable {
     pub fn bundled() -> &'static LabelTable {
         static TABLE: OnceLock<LabelTable> = OnceLock::new();
         TABLE.get_or_init(|| {
-            let text = include_str!("../../../../kg/vocab/wikidata_labels.tsv");
             let mut table = LabelTable::default();
-            for line in text.lines().skip(1) {
+            for line in BUNDLED.lines().skip(1) {
                 let mut fields = line.split('\t');
                 if let (Some(id), Some(label)) = (fields.next(), fields.next()) {
                     table.insert(id.to_owned(), label.to_owned(), Vec::new());

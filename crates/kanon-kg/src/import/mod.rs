@@ -14,6 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::{Error, Result};
 use crate::model::Person;
 
+pub mod biographies;
 pub mod google_re;
 pub mod labels;
 pub mod pantheon;
@@ -30,6 +31,7 @@ pub enum Format {
     Pantheon,
     GoogleRe,
     Trex,
+    Biographies,
 }
 
 kanon_core::named_choices!(
@@ -40,7 +42,8 @@ kanon_core::named_choices!(
         Wikidata = "wikidata",
         Pantheon = "pantheon",
         GoogleRe = "google-re",
-        Trex = "trex"
+        Trex = "trex",
+        Biographies = "biographies"
     ]
 );
 
@@ -95,6 +98,9 @@ pub struct SourceReport {
     /// How the item values of each Wikidata property (`P106`…) were named, or not (Wikidata).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub resolution: BTreeMap<String, Resolution>,
+    /// Facts read from the texts, by property (biographies: [`crate::derive`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub derived: BTreeMap<String, usize>,
 }
 
 /// How the item values of one property were named: by an entity of the input itself, by a
@@ -132,6 +138,7 @@ pub fn import(format: Format, inputs: &[PathBuf], options: &ImportOptions) -> Re
         Format::Pantheon => pantheon::import(inputs, options)?,
         Format::GoogleRe => google_re::import(inputs, options)?,
         Format::Trex => trex::import(inputs, options)?,
+        Format::Biographies => biographies::import(inputs, options)?,
     };
     data.report.format = format.as_str().to_owned();
     data.report.inputs = inputs.to_vec();
