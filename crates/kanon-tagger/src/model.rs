@@ -6,12 +6,12 @@ use std::path::Path;
 
 use burn::config::Config;
 use burn::module::Module;
-use burn::nn::attention::{MhaInput, MultiHeadAttention, MultiHeadAttentionConfig};
+use burn::nn::attention::{MultiHeadAttention, MultiHeadAttentionConfig};
 use burn::nn::{
     Dropout, DropoutConfig, Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear,
     LinearConfig,
 };
-use burn::tensor::activation::gelu;
+use burn::tensor::activation::{gelu, softmax};
 use burn::tensor::{Bool, Device, Int, Tensor};
 use kanon_core::PathContext;
 use serde::Deserialize;
@@ -182,17 +182,56 @@ pub struct BertLayer {
 impl BertLayer {
     /// `[batch, seq, hidden]` → `[batch, seq, hidden]`; `padding` is `[batch, seq]`, true on padding.
     pub fn forward(&self, hidden: Tensor<3>, padding: Tensor<2, Bool>) -> Tensor<3> {
-        let attended = self
-            .attention
-            .forward(MhaInput::self_attn(hidden.clone()).mask_pad(padding))
-            .context;
+        let attended = self_attention(&self.attention, hidden.clone(), padding);
         let hidden = self
             .attention_norm
             .forward(self.dropout.forward(attended) + hidden);
-        let intermediate = gelu(self.intermediate.forward(hidden.clone()));
-        let output = self.dropout.forward(self.output.forward(intermediate));
+        let intermediate = gelu(linear_rows(&self.intermediate, hidden.clone()));
+        let output = self
+            .dropout
+            .forward(linear_rows(&self.output, intermediate));
         self.output_norm.forward(output + hidden)
     }
+}
+
+/// Burn's multi-head self-attention with a padding mask, its projections run as [`linear_rows`].
+/// Same weights, same operations (scores scaled by 1/√d_k, padding filled with `min_float`,
+/// softmax, attention dropout) as `MultiHeadAttention::forward`.
+///
+/// `[batch, seq, hidden]` and `[batch, seq]` (true on padding) → `[batch, seq, hidden]`.
+fn self_attention(
+    mha: &MultiHeadAttention,
+    hidden: Tensor<3>,
+    padding: Tensor<2, Bool>,
+) -> Tensor<3> {
+    let [batch, seq, d_model] = hidden.dims();
+    let heads = |linear: &Linear| {
+        linear_rows(linear, hidden.clone())
+            .reshape([batch, seq, mha.n_heads, mha.d_k])
+            .swap_dims(1, 2)
+    };
+    let (query, key, value) = (heads(&mha.query), heads(&mha.key), heads(&mha.value));
+    let scores = query
+        .matmul(key.transpose())
+        .div_scalar((mha.d_k as f32).sqrt())
+        .mask_fill(padding.reshape([batch, 1, 1, seq]), mha.min_float);
+    let weights = mha.dropout.forward(softmax(scores, 3));
+    let context = weights
+        .matmul(value)
+        .swap_dims(1, 2)
+        .reshape([batch, seq, d_model]);
+    linear_rows(&mha.output, context)
+}
+
+/// A linear layer over every position at once: `[batch, seq, in]` → `[batch, seq, out]` as one
+/// `[batch·seq, in] × [in, out]` product. Burn's `Linear` on a 3-d input broadcasts the weight
+/// to a batched product, which the CPU backend runs as one single-threaded GEMM per batch row,
+/// packing the weight each time.
+pub fn linear_rows(linear: &Linear, input: Tensor<3>) -> Tensor<3> {
+    let [batch, seq, features] = input.dims();
+    let output = linear.forward(input.reshape([batch * seq, features]));
+    let [_, out] = output.dims();
+    output.reshape([batch, seq, out])
 }
 
 /// BERT with a token-classification head.
@@ -231,6 +270,6 @@ impl BertTagger {
     /// Label logits: `[batch, seq]` ids and padding → `[batch, seq, num_labels]`.
     pub fn forward(&self, input_ids: Tensor<2, Int>, padding: Tensor<2, Bool>) -> Tensor<3> {
         let hidden = self.encode(input_ids, padding);
-        self.classifier.forward(self.dropout.forward(hidden))
+        linear_rows(&self.classifier, self.dropout.forward(hidden))
     }
 }
