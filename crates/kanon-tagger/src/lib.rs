@@ -38,6 +38,7 @@ pub mod detect;
 pub mod encoder;
 pub mod error;
 pub mod inference;
+pub mod kernels;
 pub mod labels;
 pub mod model;
 #[doc(hidden)]

@@ -11,12 +11,13 @@ use burn::nn::{
     Dropout, DropoutConfig, Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear,
     LinearConfig,
 };
-use burn::tensor::activation::{gelu, softmax};
+use burn::tensor::activation::softmax;
 use burn::tensor::{Bool, Device, Int, Tensor};
 use kanon_core::PathContext;
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::kernels::gelu;
 
 /// The shape of a BERT encoder and its tagging head.
 #[derive(Config, Debug, PartialEq)]
