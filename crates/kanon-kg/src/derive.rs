@@ -932,6 +932,13 @@ mod tests {
         assert_eq!(facts(&d, Property::Residence), ["U.S"]);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn never_panics(text in "[A-Za-z0-9 ,.;()\\-–'\"é]{0,120}") {
+            let _ = derive("A B", &text);
+        }
+    }
+
     #[test]
     fn reads_nothing_it_cannot_see() {
         let d = derive("Nobody", "Nobody is here. It was a quiet day in may.");
