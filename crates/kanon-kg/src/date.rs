@@ -115,6 +115,36 @@ impl Date {
     }
 }
 
+/// The month (1–12) a word names: its full name or three-letter abbreviation, or `Sept`; case
+/// ignored, a trailing abbreviation point allowed.
+pub fn month_number(word: &str) -> Option<u8> {
+    let word = word.trim_end_matches('.');
+    let index = if word.eq_ignore_ascii_case("sept") {
+        Some(8)
+    } else {
+        MONTHS
+            .iter()
+            .zip(MONTH_ABBREVIATIONS)
+            .position(|(month, abbreviation)| {
+                month.eq_ignore_ascii_case(word) || abbreviation.eq_ignore_ascii_case(word)
+            })
+    };
+    index.map(|i| i as u8 + 1)
+}
+
+/// The day of a month (1–31) a word gives: one or two digits, with or without an ordinal suffix
+/// (`5`, `05`, `5th`, `23rd`).
+pub fn day_of_month(word: &str) -> Option<u8> {
+    let digits = ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|suffix| word.strip_suffix(suffix))
+        .unwrap_or(word);
+    if !(1..=2).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().filter(|day| (1..=31).contains(day))
+}
+
 /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `12th`, `13th`, `21st`…
 pub fn ordinal(number: i32) -> String {
     let suffix = match (number % 10, number % 100) {
@@ -165,6 +195,28 @@ pub fn days_in_month(year: i32, month: u8) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_month_names_and_days_of_month() {
+        for (word, month) in [
+            ("January", 1),
+            ("jan", 1),
+            ("Sept.", 9),
+            ("SEP", 9),
+            ("dec.", 12),
+        ] {
+            assert_eq!(month_number(word), Some(month), "{word}");
+        }
+        for word in ["Ja", "Janu", "Mayday", ""] {
+            assert_eq!(month_number(word), None, "{word}");
+        }
+        for (word, day) in [("5", 5), ("05", 5), ("5th", 5), ("23rd", 23), ("31", 31)] {
+            assert_eq!(day_of_month(word), Some(day), "{word}");
+        }
+        for word in ["0", "32", "005", "th", "5x", "11stth", "-1"] {
+            assert_eq!(day_of_month(word), None, "{word}");
+        }
+    }
 
     #[test]
     fn parses_each_precision() {

@@ -34,7 +34,7 @@
 use kanon_core::text::normalize_term;
 use rustc_hash::FxHashSet;
 
-use crate::date::{Date, MONTH_ABBREVIATIONS, MONTHS};
+use crate::date::{Date, day_of_month, month_number};
 use crate::import::labels::bundled_labels_of_kind;
 use crate::model::{Fact, Property};
 use crate::variants::SURNAME_PARTICLES;
@@ -315,33 +315,6 @@ fn tokenize(text: &str) -> Vec<Tok<'_>> {
     out
 }
 
-fn month_of(word: &str) -> Option<u8> {
-    let word = word.trim_end_matches('.');
-    let lower = word.to_lowercase();
-    MONTHS
-        .iter()
-        .position(|m| m.eq_ignore_ascii_case(word))
-        .or_else(|| {
-            (lower == "sept").then_some(8).or_else(|| {
-                MONTH_ABBREVIATIONS
-                    .iter()
-                    .position(|m| m.eq_ignore_ascii_case(word))
-            })
-        })
-        .map(|i| i as u8 + 1)
-}
-
-fn day_of(word: &str) -> Option<u8> {
-    let digits = word
-        .strip_suffix("st")
-        .or_else(|| word.strip_suffix("nd"))
-        .or_else(|| word.strip_suffix("rd"))
-        .or_else(|| word.strip_suffix("th"))
-        .unwrap_or(word);
-    let day: u8 = digits.parse().ok()?;
-    (1..=31).contains(&day).then_some(day)
-}
-
 fn year_of(word: &str) -> Option<i32> {
     if !(3..=4).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -373,9 +346,9 @@ fn date_at(toks: &[Tok<'_>], i: usize, bare_years: bool) -> Option<(Date, usize)
         Date::parse(&date.to_string()).map(|d| (d, next))
     };
     let first = word(i)?;
-    if let Some(month) = month_of(first) {
+    if let Some(month) = month_number(first) {
         let k = skip_dot(i + 1);
-        if let Some(day) = word(k).and_then(day_of) {
+        if let Some(day) = word(k).and_then(day_of_month) {
             let y = skip_comma(k + 1);
             if let Some(year) = word(y).and_then(year_of) {
                 return complete(year, Some(month), Some(day), y + 1);
@@ -386,8 +359,8 @@ fn date_at(toks: &[Tok<'_>], i: usize, bare_years: bool) -> Option<(Date, usize)
         }
         return None;
     }
-    if let Some(day) = day_of(first)
-        && let Some(month) = word(i + 1).and_then(month_of)
+    if let Some(day) = day_of_month(first)
+        && let Some(month) = word(i + 1).and_then(month_number)
     {
         let y = skip_comma(skip_dot(i + 2));
         if let Some(year) = word(y).and_then(year_of) {
@@ -408,7 +381,7 @@ fn is_connector(tok: &Tok<'_>) -> bool {
 /// School"): its token range, at most `max_words` words, connectors only between capitals.
 fn name_at(toks: &[Tok<'_>], i: usize, max_words: usize) -> Option<(usize, usize)> {
     let first = toks.get(i)?;
-    if !first.is_capitalised() || month_of(first.text).is_some() {
+    if !first.is_capitalised() || month_number(first.text).is_some() {
         return None;
     }
     let mut last = i;

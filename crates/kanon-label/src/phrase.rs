@@ -5,7 +5,7 @@
 
 use kanon_core::EntityType;
 use kanon_core::text::{Token, for_each_token};
-use kanon_kg::date::{MONTH_ABBREVIATIONS, MONTHS};
+use kanon_kg::date::{day_of_month, month_number};
 
 use crate::document::LabeledSpan;
 
@@ -142,23 +142,12 @@ impl Words {
     }
 }
 
-/// A month's name or abbreviation, `Sept` too (the word is folded).
 fn is_month(word: &Word) -> bool {
-    word.folded == "sept"
-        || MONTHS
-            .iter()
-            .chain(&MONTH_ABBREVIATIONS)
-            .any(|month| month.eq_ignore_ascii_case(&word.folded))
+    month_number(&word.folded).is_some()
 }
 
 fn is_day(word: &Word) -> bool {
-    let digits = word
-        .folded
-        .trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let suffix = &word.folded[digits.len()..];
-    matches!(suffix, "" | "st" | "nd" | "rd" | "th")
-        && digits.len() <= 2
-        && digits.parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+    day_of_month(&word.folded).is_some()
 }
 
 fn is_year(word: &Word) -> bool {

@@ -78,20 +78,7 @@ const ORDINAL_WORDS: &[(&str, i32)] = &[
 ];
 
 fn month_number(word: &str) -> Option<u32> {
-    let word = word.trim_end_matches('.');
-    if word.len() < 3 {
-        return None;
-    }
-    if word == "sept" {
-        return Some(9);
-    }
-    MONTHS
-        .iter()
-        .position(|month| {
-            let month = month.to_ascii_lowercase();
-            word == month || (word.len() == 3 && month.starts_with(word))
-        })
-        .and_then(|index| u32::try_from(index + 1).ok())
+    kanon_kg::date::month_number(word).map(u32::from)
 }
 
 fn season_of(word: &str) -> Option<Season> {
@@ -121,17 +108,7 @@ fn year(word: &str) -> Option<i32> {
 }
 
 fn day(word: &str) -> Option<u32> {
-    let digits = word
-        .strip_suffix("st")
-        .or_else(|| word.strip_suffix("nd"))
-        .or_else(|| word.strip_suffix("rd"))
-        .or_else(|| word.strip_suffix("th"))
-        .unwrap_or(word);
-    (1..=2)
-        .contains(&digits.len())
-        .then(|| digits.parse().ok())
-        .flatten()
-        .filter(|day| (1..=31).contains(day))
+    kanon_kg::date::day_of_month(word).map(u32::from)
 }
 
 /// `1990s` → 1990.
