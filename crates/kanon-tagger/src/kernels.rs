@@ -1,10 +1,11 @@
 //! Elementwise kernels the CPU backend runs one scalar `libm` call at a time, one thread: the
-//! exact GELU (`erf`). (A host softmax the same way was slower than burn's: the copy of the
-//! `[batch, heads, seq, seq]` scores costs more than its `exp` saves.) At inference (no autodiff) on the CPU build they run here instead,
-//! vectorisable and on every core; training keeps burn's differentiable ops.
+//! exact GELU (`erf`). At inference (no autodiff) on the CPU build they run here instead,
+//! vectorisable and on every core; training keeps burn's differentiable ops. (A host softmax the
+//! same way was slower than burn's: the copy of the `[batch, heads, seq, seq]` scores costs more
+//! than its `exp` saves.)
 
 use burn::tensor::activation;
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::{DType, Tensor, TensorData};
 use rayon::prelude::*;
 
 /// Elements per parallel task: large enough to amortise scheduling, small enough to share.
@@ -16,21 +17,17 @@ const CHUNK: usize = 1 << 14;
 /// 1.5e-7, the form PyTorch's vectorised CPU GELU uses) over all cores; under autodiff, or on a
 /// GPU build, burn's own `gelu`.
 pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    if cfg!(feature = "cuda") || x.is_autodiff() {
+    // A half-precision model, a GPU build or autodiff: burn's own op.
+    if cfg!(feature = "cuda") || x.is_autodiff() || x.dtype() != DType::F32 {
         return activation::gelu(x);
     }
-    map_host(x)
-}
-
-/// Applies GELU to every element on the host, in parallel chunks.
-fn map_host<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     let device = x.device();
     let shape = x.shape();
-    let mut values = match x.clone().into_data().try_into_vec::<f32>() {
-        Ok(values) => values,
-        // Not f32 (a half-precision model): burn's own op handles it.
-        Err(_) => return activation::gelu(x),
-    };
+    // `x` is moved, not cloned, so that its buffer is taken rather than copied when unshared.
+    let mut values = x
+        .into_data()
+        .try_into_vec::<f32>()
+        .expect("an f32 tensor of the CPU backend reads back as f32 values");
     // pulp compiles the loop for the widest vector unit the CPU has (AVX-512, AVX2 + FMA…),
     // chosen at run time, so the binary stays portable.
     let arch = pulp::Arch::new();
