@@ -4,6 +4,7 @@
 
 mod common;
 mod configs;
+mod detect_methods;
 mod eval;
 mod index;
 mod kg;

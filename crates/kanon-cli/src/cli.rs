@@ -297,9 +297,57 @@ pub struct TrainArgs {
 
 #[derive(Debug, Args)]
 pub struct DetectArgs {
-    /// A checkpoint directory written by `kanon train`.
+    /// The detector: `tagger` (kanon's KG-supervised tagger, `--model`), or one that needs no KG:
+    /// `reid-greedy` (masks words until a re-identification model trained on `--background` no
+    /// longer names the document's `person`), `ic-threshold` (words a language model finds
+    /// improbable in context), `idf` (the rarest words), `ner-lexical` (the words the person's
+    /// background text holds).
+    #[arg(long, default_value_t)]
+    pub method: kanon_detect::job::MethodName,
+    /// tagger: a checkpoint directory written by `kanon train`.
+    #[arg(long, required_if_eq("method", "tagger"))]
+    pub model: Option<PathBuf>,
+    /// reid-greedy, ner-lexical: public texts about the population (`[{"name",
+    /// "public_knowledge"}]`), documents naming their person in `person`; idf also counts
+    /// words over them.
     #[arg(long)]
-    pub model: PathBuf,
+    pub background: Option<PathBuf>,
+    /// reid-greedy: stop once the person is not among the model's first K guesses (default 1).
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+    /// reid-greedy: mask at most this share of a document's words (default 0.8).
+    #[arg(long)]
+    pub max_share: Option<f64>,
+    /// reid-greedy: candidates scored again at each step after the first, those that lowered
+    /// the person's score most (0: every word, the exact greedy search; default 16).
+    #[arg(long)]
+    pub shortlist: Option<usize>,
+    /// reid-greedy: the re-identification model's checkpoint directory, trained on the
+    /// background with whole-word masks on first use (resumable) and reused after.
+    #[arg(long, value_name = "DIR")]
+    pub reid_model: Option<PathBuf>,
+    /// reid-greedy: training epochs of the re-identification model (default 3).
+    #[arg(long)]
+    pub reid_epochs: Option<usize>,
+    /// reid-greedy: also write each document's search path (word offsets masked at each step,
+    /// the person's rank after it).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// ic-threshold: mask a word whose probability in context is below this (default 1e-5).
+    #[arg(long = "p", value_name = "P")]
+    pub min_probability: Option<f64>,
+    /// ic-threshold: the scoring language model, `embedded` or an LLM config file.
+    #[arg(long, default_value = "embedded")]
+    pub llm: String,
+    /// ic-threshold: the embedded model, a name of kanon's model cache or a `.gguf` path.
+    #[arg(long)]
+    pub llm_model: Option<String>,
+    /// ic-threshold: threads of the embedded model (default: all cores).
+    #[arg(long)]
+    pub llm_threads: Option<usize>,
+    /// idf: the share of each document's words to mask (default 0.3).
+    #[arg(long)]
+    pub budget: Option<f64>,
     /// Documents: JSONL `{"id","text"}`, a TAB-schema JSON array, a `.txt` file, a directory of
     /// `.txt` files, or `-` (standard input, one plain-text document)
     #[arg(long)]

@@ -9,6 +9,7 @@
 //! assert_eq!(normalize_term("August 5, 1992").as_deref(), Some("august 5 1992"));
 //! ```
 
+pub mod background;
 pub mod choices;
 pub mod config;
 pub mod corpus;

@@ -4,6 +4,8 @@
 pub enum Error {
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
+    #[error(transparent)]
+    Detect(#[from] kanon_detect::Error),
     /// Predictions for a document the gold does not have: the figures would be wrong.
     #[error("predicted document {id:?} is not in the gold")]
     UnknownDocument { id: String },

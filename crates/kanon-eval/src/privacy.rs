@@ -24,8 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
@@ -34,96 +33,14 @@ use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TEXT};
 use tantivy::{Index, IndexReader, Term, doc};
 
 use kanon_core::Progress;
-use kanon_core::config::ConfigFile;
-use kanon_tagger::classifier::{
-    self, CLASSES_FILE, ClassifierConfig, ClassifierTrainJob, LabeledText, TextClassifier,
-};
-use kanon_tagger::train::TrainOptions;
+use kanon_detect::reid::{ReidModel, ReidModelJob};
 
 use crate::error::{Error, Result};
 
+pub use kanon_core::background::Background;
+
 /// The report's name for "re-identified by any attacker".
 pub const ENSEMBLE: &str = "ensemble";
-
-/// The people an attacker knows, with the public text about each (none for some).
-#[derive(Debug, Clone, Default)]
-pub struct Background {
-    names: Vec<String>,
-    texts: Vec<Option<String>>,
-    by_name: HashMap<String, usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BackgroundEntry {
-    name: String,
-    /// Required, though it may be null: `deserialize_with` keeps serde from reading a missing
-    /// key as null.
-    #[serde(deserialize_with = "Option::deserialize")]
-    public_knowledge: Option<String>,
-}
-
-impl Background {
-    /// People by name (a key documents are matched against), each with its text if there is one.
-    pub fn new(people: Vec<(String, Option<String>)>) -> Self {
-        let mut background = Background::default();
-        for (name, text) in people {
-            background
-                .by_name
-                .insert(name.clone(), background.names.len());
-            background.names.push(name);
-            background.texts.push(text);
-        }
-        background
-    }
-
-    /// Reads `[{"name", "public_knowledge"}]` (the wiki553 background); an entry whose
-    /// `public_knowledge` is null is a person the attacker knows nothing about.
-    pub fn read(path: &Path) -> Result<Self> {
-        let entries: Vec<BackgroundEntry> = kanon_core::config::load(path)?;
-        if entries.is_empty() {
-            return Err(kanon_core::Error::format(path, "no people in the background").into());
-        }
-        let mut seen = HashSet::new();
-        for entry in &entries {
-            if !seen.insert(entry.name.as_str()) {
-                return Err(kanon_core::Error::format(
-                    path,
-                    format!("person {:?} appears twice", entry.name),
-                )
-                .into());
-            }
-        }
-        Ok(Background::new(
-            entries
-                .into_iter()
-                .map(|e| (e.name, e.public_knowledge))
-                .collect(),
-        ))
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    pub fn name(&self, person: usize) -> &str {
-        &self.names[person]
-    }
-
-    /// The person of a name.
-    pub fn person(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
-    }
-
-    /// People the attacker knows nothing about.
-    pub fn without_text(&self) -> usize {
-        self.texts.iter().filter(|t| t.is_none()).count()
-    }
-}
 
 /// Someone who names the person behind a text.
 pub trait Attacker {
@@ -161,10 +78,10 @@ impl LexicalAttacker {
         let person = schema.add_u64_field("person", FAST);
         let index = Index::create_in_ram(schema.build());
         let mut writer: tantivy::IndexWriter = index.writer(50_000_000).map_err(search_error)?;
-        for (id, body) in background.texts.iter().enumerate() {
+        for (id, body) in (0..background.len()).map(|p| (p, background.text(p))) {
             if let Some(body) = body {
                 writer
-                    .add_document(doc!(text => body.as_str(), person => id as u64))
+                    .add_document(doc!(text => body, person => id as u64))
                     .map_err(search_error)?;
             }
         }
@@ -236,97 +153,26 @@ impl Attacker for LexicalAttacker {
     }
 }
 
-/// A fine-tuned BERT classifier over the background's people (those with a text): trained on
-/// windows of their background texts with random word-piece masking, it scores a document by
-/// summing its windows' log-probabilities.
+/// The evaluation's re-identification model as an attacker: a fine-tuned BERT classifier over
+/// the background's people (those with a text), trained on windows of their background texts with
+/// random word-piece masking; it scores a document by summing its windows' log-probabilities.
 #[derive(Debug)]
 pub struct NeuralAttacker {
-    classifier: TextClassifier,
-    /// The background index of each class.
-    person_of_class: Vec<usize>,
+    model: ReidModel,
 }
 
 /// The neural attacker's checkpoint and how to train it when there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NeuralAttackerJob {
-    /// The trained attacker: reused when it exists (it must have been trained on the same
-    /// background with the same config), else trained here (resuming an interrupted training).
-    pub checkpoint: PathBuf,
-    /// The encoder to fine-tune: a model of kanon's cache or a BERT checkpoint directory.
-    #[serde(default = "default_pretrained")]
-    pub pretrained: String,
-    #[serde(default)]
-    pub config: ClassifierConfig,
-}
-
-fn default_pretrained() -> String {
-    "all-minilm-l6-v2".into()
-}
+pub type NeuralAttackerJob = ReidModelJob;
 
 impl NeuralAttacker {
-    /// The classes (people with a background text, in background order) and their texts.
-    fn training_set(background: &Background) -> (Vec<String>, Vec<usize>, Vec<LabeledText>) {
-        let mut classes = Vec::new();
-        let mut people = Vec::new();
-        let mut texts = Vec::new();
-        for (person, text) in background.texts.iter().enumerate() {
-            if let Some(text) = text {
-                texts.push(LabeledText {
-                    class: classes.len(),
-                    text: text.clone(),
-                });
-                classes.push(background.names[person].clone());
-                people.push(person);
-            }
-        }
-        (classes, people, texts)
-    }
-
     /// Loads the job's checkpoint when it exists, else trains it (resuming an interrupted run).
     pub fn load_or_train(
         background: &Background,
         job: &NeuralAttackerJob,
         progress: &dyn Progress,
     ) -> Result<Self> {
-        let (classes, people, texts) = Self::training_set(background);
-        if !job.checkpoint.join(CLASSES_FILE).exists() {
-            let train_job = ClassifierTrainJob {
-                pretrained: job.pretrained.clone(),
-                out: job.checkpoint.clone(),
-                config: job.config.clone(),
-            };
-            let options = TrainOptions {
-                resume: true,
-                ..TrainOptions::default()
-            };
-            classifier::train(&train_job, &classes, &texts, &options, progress)
-                .map_err(Error::Model)?;
-        }
-        let classifier = TextClassifier::load(&job.checkpoint, &burn::tensor::Device::default())
-            .map_err(Error::Model)?;
-        if classifier.classes() != classes.as_slice() {
-            return Err(kanon_core::Error::format(
-                job.checkpoint.join(CLASSES_FILE),
-                "the attacker was trained on another background (its people differ): delete the \
-                 checkpoint or name another one",
-            )
-            .into());
-        }
-        let saved = job
-            .checkpoint
-            .join(kanon_tagger::checkpoint::TRAIN_CONFIG_FILE);
-        let trained_with = ClassifierConfig::load(&saved)?;
-        if trained_with != job.config {
-            return Err(kanon_core::Error::format(
-                saved,
-                "the attacker was trained with other settings: delete the checkpoint or name another one",
-            )
-            .into());
-        }
         Ok(NeuralAttacker {
-            classifier,
-            person_of_class: people,
+            model: ReidModel::load_or_train(background, job, progress)?,
         })
     }
 }
@@ -337,20 +183,7 @@ impl Attacker for NeuralAttacker {
     }
 
     fn rank_many(&self, texts: &[&str], k: usize) -> Result<Vec<Vec<usize>>> {
-        let scores = self.classifier.scores(texts).map_err(Error::Model)?;
-        Ok(scores
-            .into_iter()
-            .map(|row| {
-                let mut order: Vec<usize> = (0..row.len()).collect();
-                // Best first; ties by class order, so the ranking is deterministic.
-                order.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
-                order
-                    .into_iter()
-                    .take(k)
-                    .map(|class| self.person_of_class[class])
-                    .collect()
-            })
-            .collect())
+        Ok(self.model.rank_many(texts, k)?)
     }
 }
 

@@ -150,6 +150,14 @@ pub struct DetectStage {
     pub model: Option<PathBuf>,
     #[serde(default)]
     pub config: DetectConfig,
+    /// A detector that needs no KG instead of the tagger: `[detect.method]` with `name =
+    /// "reid-greedy"`, `"ic-threshold"`, `"idf"` or `"ner-lexical"` and its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<kanon_detect::job::Method>,
+    /// Public texts about the population (`[{"name", "public_knowledge"}]`) for `reid-greedy`
+    /// and `ner-lexical` (and `idf`'s word counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<PathBuf>,
     /// Only part `I/N` of the documents (a batch scheduler's array task): the run must stop
     /// after this stage (`--until`), and `kanon merge` joins the parts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -329,6 +337,10 @@ impl RunConfig {
         if let Some(detect) = &mut self.detect {
             fix_opt(&mut detect.docs);
             fix_opt(&mut detect.model);
+            fix_opt(&mut detect.background);
+            if let Some(kanon_detect::job::Method::ReidGreedy { model, .. }) = &mut detect.method {
+                fix(&mut model.checkpoint);
+            }
         }
         if let Some(sanitize) = &mut self.sanitize {
             fix_opt(&mut sanitize.docs);

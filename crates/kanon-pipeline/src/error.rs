@@ -16,6 +16,8 @@ pub enum Error {
         #[source]
         source: kanon_tagger::Error,
     },
+    #[error("stage detect")]
+    Detect(#[source] kanon_detect::Error),
     #[error("stage sanitize")]
     Sanitize(#[source] kanon_sanitize::Error),
     #[error("stage eval")]

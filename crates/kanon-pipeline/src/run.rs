@@ -184,7 +184,7 @@ impl Pipeline {
             return missing(Stage::Train, "a [label] section or `train.corpus`");
         }
         if let Some(detect) = &config.detect {
-            if config.train.is_none() && detect.model.is_none() {
+            if detect.method.is_none() && config.train.is_none() && detect.model.is_none() {
                 return missing(Stage::Detect, "a [train] section or `detect.model`");
             }
             if detect.corpus_split.is_some() && config.label.is_none() {
@@ -352,10 +352,16 @@ impl Pipeline {
                 Stage::Detect => {
                     let detect = c.detect.as_ref().ok_or_else(|| unconfigured(stage))?;
                     h.params(detect)?;
-                    match upstream(&hashes, Stage::Train) {
-                        Some(train) => h.upstream(&train),
-                        None => h.path(&self.model())?,
-                    };
+                    if detect.method.is_some() {
+                        if let Some(background) = &detect.background {
+                            h.path(background)?;
+                        }
+                    } else {
+                        match upstream(&hashes, Stage::Train) {
+                            Some(train) => h.upstream(&train),
+                            None => h.path(&self.model())?,
+                        };
+                    }
                     match &detect.docs {
                         Some(docs) => h.path(docs)?,
                         None => h.upstream(&upstream(&hashes, Stage::Label).unwrap_or_default()),
@@ -655,6 +661,20 @@ impl Pipeline {
                 kanon_core::io::atomic_write(&self.paths.detect_docs(), |w| {
                     kanon_core::io::write_jsonl(w, docs.iter())
                 })?;
+                if let Some(method) = &detect.method {
+                    let job = kanon_detect::job::MethodJob {
+                        docs: self.paths.detect_docs(),
+                        out: self.paths.spans(),
+                        background: detect.background.clone(),
+                        method: method.clone(),
+                        trace: None,
+                    };
+                    let summary = kanon_detect::job::run(&job, progress).map_err(Error::Detect)?;
+                    return Ok((
+                        one_line(&summary.render()),
+                        json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds, "masked_words": summary.masked_words, "words": summary.words}),
+                    ));
+                }
                 let job = DetectJob {
                     model: self.model(),
                     docs: self.paths.detect_docs(),

@@ -25,6 +25,9 @@ pub enum Strategy {
     /// INTACT: the most specific generalization that an inference attack cannot invert.
     #[default]
     Intact,
+    /// Each word replaced by one of its nearest neighbours in meaning (sentence-encoder
+    /// embeddings), at random; numbers keep their format with other digits.
+    Substitute,
 }
 
 kanon_core::named_choices!(
@@ -38,6 +41,7 @@ kanon_core::named_choices!(
         MostSpecific = "most-specific",
         LeastSpecific = "least-specific",
         Intact = "intact",
+        Substitute = "substitute",
     ]
 );
 

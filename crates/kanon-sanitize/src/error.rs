@@ -6,6 +6,12 @@ pub enum Error {
     /// Reading or writing a file (a config file, documents, spans).
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
+    /// The sentence encoder behind `substitute` failed.
+    #[error("embedding words for substitutes")]
+    Encoder(#[source] kanon_tagger::Error),
+    /// The encoder behind `substitute` is not in the model cache.
+    #[error("finding the encoder for substitutes")]
+    Models(#[source] kanon_models::Error),
     /// The language model failed to answer.
     #[error(transparent)]
     Llm(#[from] kanon_llm::Error),

@@ -141,6 +141,9 @@ struct DocumentRun {
     stats: SanitizeStats,
 }
 
+/// The sentence encoder whose embeddings choose `substitute`'s words.
+const SUBSTITUTE_ENCODER: &str = "all-minilm-l6-v2";
+
 /// Sanitizes the documents, resuming from `OUT.partial` when an earlier run left one.
 pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary> {
     run_until(job, progress, &|| false)
@@ -236,7 +239,19 @@ pub fn run_until(
         Some(attacker) => format!("{}, attacker {}", name(model), name(attacker)),
         None => name(model),
     });
+    let substitutes = if config.strategy == crate::Strategy::Substitute {
+        let dir = kanon_models::resolve_pretrained(SUBSTITUTE_ENCODER).map_err(Error::Models)?;
+        let encoder =
+            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::default())
+                .map_err(Error::Encoder)?;
+        Some(crate::substitute::EmbeddingSubstitutes::new(encoder)?)
+    } else {
+        None
+    };
     let mut sanitizer = Sanitizer::new(config.clone())?;
+    if let Some(substitutes) = &substitutes {
+        sanitizer = sanitizer.with_substitutes(substitutes);
+    }
     if let Some(model) = &model {
         sanitizer = sanitizer.with_model(model);
     }

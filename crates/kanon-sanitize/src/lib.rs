@@ -49,6 +49,7 @@ pub mod parse;
 pub mod prompt;
 pub mod render;
 pub mod sanitizer;
+pub mod substitute;
 pub mod summary;
 
 pub use audit::{AuditDocument, AuditEntity};

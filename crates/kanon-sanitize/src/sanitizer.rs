@@ -47,6 +47,8 @@ pub enum Reason {
     AllGuessed,
     /// No usable candidate (none parsed, or all contained an original); the type label is used.
     NoCandidates,
+    /// The `substitute` strategy: neighbours in meaning, numbers with other digits.
+    Substituted,
 }
 
 /// The replacement of one span, with how it was chosen: offsets, type, replacement and reason
@@ -218,6 +220,8 @@ pub struct Sanitizer<'m> {
     model: Option<&'m dyn ChatModel>,
     /// The attacker, when it is not the generator.
     attacker: Option<&'m dyn ChatModel>,
+    /// Neighbours in meaning, for `substitute`.
+    substitutes: Option<&'m dyn crate::substitute::Substitutes>,
 }
 
 impl std::fmt::Debug for Sanitizer<'_> {
@@ -230,6 +234,9 @@ impl std::fmt::Debug for Sanitizer<'_> {
     }
 }
 
+/// Neighbours a `substitute` replacement is drawn from.
+const SUBSTITUTE_TOP: usize = 5;
+
 impl<'m> Sanitizer<'m> {
     /// A sanitizer without a model: enough for the masking strategies, and for generalizing
     /// documents whose spans are all direct identifiers or parseable dates.
@@ -239,7 +246,14 @@ impl<'m> Sanitizer<'m> {
             config,
             model: None,
             attacker: None,
+            substitutes: None,
         })
+    }
+
+    /// Uses `substitutes` for the `substitute` strategy.
+    pub fn with_substitutes(mut self, substitutes: &'m dyn crate::substitute::Substitutes) -> Self {
+        self.substitutes = Some(substitutes);
+        self
     }
 
     /// Uses `model` for generalizations, and for attacks unless
@@ -329,7 +343,8 @@ impl<'m> Sanitizer<'m> {
                 Reason::Suppressed
                 | Reason::Placeholder
                 | Reason::Label
-                | Reason::NumberedLabel => stats.masked_spans += 1,
+                | Reason::NumberedLabel
+                | Reason::Substituted => stats.masked_spans += 1,
                 Reason::DirectIdentifier => stats.direct_spans += 1,
                 Reason::AllGuessed => stats.all_guessed_spans += 1,
                 Reason::NoCandidates => stats.no_candidate_spans += 1,
@@ -416,6 +431,25 @@ impl<'m> Sanitizer<'m> {
             }
             Strategy::Label => Plan::fixed(group.entity_type.to_string(), Reason::Label),
             Strategy::NumberedLabel => Plan::fixed(group.label(), Reason::NumberedLabel),
+            Strategy::Substitute => {
+                let substitutes = self.substitutes.ok_or_else(|| {
+                    Error::Config(
+                        "the substitute strategy needs word embeddings (Sanitizer::with_substitutes)"
+                            .into(),
+                    )
+                })?;
+                let surface = &surfaces[group.mentions[0]];
+                // Seeded by the text and the entity, so a document is substituted the same way
+                // in every run and whatever its neighbours.
+                let mut hasher = rustc_hash::FxHasher::default();
+                std::hash::Hash::hash(&(self.config.seed, text, group.label()), &mut hasher);
+                let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(
+                    std::hash::Hasher::finish(&hasher),
+                );
+                let replacement =
+                    crate::substitute::substitute(surface, substitutes, SUBSTITUTE_TOP, &mut rng)?;
+                Plan::fixed(replacement, Reason::Substituted)
+            }
             Strategy::MostSpecific | Strategy::LeastSpecific | Strategy::Intact => {
                 if matches!(group.entity_type, EntityType::Person | EntityType::Code) {
                     return Ok(Plan::fixed(

@@ -96,6 +96,11 @@ pub struct ClassifierConfig {
     pub max_windows: usize,
     /// Chance that a piece is replaced by `[MASK]` in a training window.
     pub mask_probability: f64,
+    /// Mask whole words instead: in each training window, a number of its words drawn uniformly
+    /// from none to all is masked (every piece of each), as Morris et al. (2022) train their
+    /// re-identification model, so that it stays accurate on heavily masked text.
+    /// `mask_probability` is then unused.
+    pub word_masks: bool,
     /// Save the run's state every this many steps (0: at epoch ends only).
     pub checkpoint_every: usize,
     /// Start the head from the classes' mean embeddings (weight imprinting) rather than at
@@ -119,6 +124,7 @@ impl Default for ClassifierConfig {
             max_len: 128,
             max_windows: 16,
             mask_probability: 0.25,
+            word_masks: false,
             checkpoint_every: 100,
             imprint_head: true,
         }
@@ -294,21 +300,58 @@ impl TextClassifier {
         Ok(())
     }
 
+    /// The tokenizer the classifier reads text with.
+    pub fn tokenizer(&self) -> &TaggerTokenizer {
+        &self.tokenizer
+    }
+
+    /// Pieces per window, without `[CLS]` and `[SEP]`.
+    pub fn window_pieces(&self) -> usize {
+        self.classes.max_len - 2
+    }
+
     /// Each text's score for each class: the sum over its windows of the window's
     /// log-probabilities. A text without a piece is read as one empty window.
     pub fn scores(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let inner = self.classes.max_len - 2;
-        let mut examples = Vec::new();
+        let inner = self.window_pieces();
+        let mut pieces_of = Vec::with_capacity(texts.len());
+        for text in texts {
+            pieces_of.push(self.tokenizer.tokenize(text)?.ids);
+        }
+        let mut windows_of: Vec<&[u32]> = Vec::new();
         let mut owners = Vec::new();
-        for (t, text) in texts.iter().enumerate() {
-            let pieces = self.tokenizer.tokenize(text)?;
+        for (t, pieces) in pieces_of.iter().enumerate() {
             for range in windows(pieces.len(), inner, 0) {
-                examples.push(window_example(&self.tokenizer, &pieces.ids[range], 0));
+                windows_of.push(&pieces[range]);
                 owners.push(t);
             }
         }
+        let mut scores = vec![vec![0.0f32; self.classes.names.len()]; texts.len()];
+        for (window, owner) in self.window_log_probs(&windows_of)?.into_iter().zip(owners) {
+            for (score, value) in scores[owner].iter_mut().zip(window) {
+                *score += value;
+            }
+        }
+        Ok(scores)
+    }
+
+    /// Each window's log-probability of each class. A window is at most
+    /// [`window_pieces`](Self::window_pieces) piece ids (no `[CLS]`/`[SEP]`); windows of similar
+    /// length share forward passes of at most 4,096 padded pieces.
+    pub fn window_log_probs(&self, windows: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
+        let inner = self.window_pieces();
+        if let Some(long) = windows.iter().find(|w| w.len() > inner) {
+            return Err(Error::Setting(format!(
+                "a window of {} pieces, but the classifier reads at most {inner}",
+                long.len()
+            )));
+        }
+        let examples: Vec<Example> = windows
+            .iter()
+            .map(|pieces| window_example(&self.tokenizer, pieces, 0))
+            .collect();
         let classes = self.classes.names.len();
-        let mut scores = vec![vec![0.0f32; classes]; texts.len()];
+        let mut out = vec![Vec::new(); examples.len()];
         let mut order: Vec<usize> = (0..examples.len()).collect();
         order.sort_by_key(|&i| (examples[i].ids.len(), i));
         let mut start = 0;
@@ -328,14 +371,11 @@ impl TextClassifier {
                 .try_to_vec::<f32>()
                 .map_err(|e| Error::TensorData(Box::new(e)))?;
             for (row, &i) in order[start..end].iter().enumerate() {
-                let owner = &mut scores[owners[i]];
-                for (score, value) in owner.iter_mut().zip(&values[row * classes..]) {
-                    *score += value;
-                }
+                out[i] = values[row * classes..(row + 1) * classes].to_vec();
             }
             start = end;
         }
-        Ok(scores)
+        Ok(out)
     }
 }
 
@@ -353,6 +393,19 @@ fn window_example(tokenizer: &TaggerTokenizer, pieces: &[u32], class: u32) -> Ex
         labels,
         labeled: vec![false; n],
     }
+}
+
+/// The words of consecutive pieces (their character offsets), as ranges of piece positions
+/// shifted by `first`: a piece that starts where the one before it ends continues its word.
+pub fn piece_words(offsets: &[kanon_core::Span], first: usize) -> Vec<std::ops::Range<usize>> {
+    let mut words: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, offset) in offsets.iter().enumerate() {
+        match words.last_mut() {
+            Some(word) if i > 0 && offset.start <= offsets[i - 1].end => word.end = first + i + 1,
+            _ => words.push(first + i..first + i + 1),
+        }
+    }
+    words
 }
 
 /// At most `max` of `all`, spread evenly from the first.
@@ -392,6 +445,8 @@ pub fn train(
         .token_id("[MASK]")
         .ok_or_else(|| Error::MissingSpecialToken("[MASK]".into()))?;
     let mut examples = Vec::new();
+    // The words of each example, as ranges of its positions (`[CLS]` is position 0).
+    let mut words_of: Vec<Vec<std::ops::Range<usize>>> = Vec::new();
     for text in texts {
         let pieces = tokenizer.tokenize(&text.text)?;
         if pieces.is_empty() {
@@ -401,6 +456,7 @@ pub fn train(
             &windows(pieces.len(), config.max_len - 2, 0),
             config.max_windows,
         ) {
+            words_of.push(piece_words(&pieces.offsets[range.clone()], 1));
             examples.push(window_example(
                 &tokenizer,
                 &pieces.ids[range],
@@ -492,9 +548,17 @@ pub fn train(
                 .map(|&i| {
                     let mut example = examples[i].clone();
                     let n = example.ids.len();
-                    for id in &mut example.ids[1..n - 1] {
-                        if rng.random_bool(config.mask_probability) {
-                            *id = mask;
+                    if config.word_masks {
+                        let words = &words_of[i];
+                        let masked = rng.random_range(0..=words.len());
+                        for w in rand::seq::index::sample(&mut rng, words.len(), masked) {
+                            example.ids[words[w].clone()].fill(mask);
+                        }
+                    } else {
+                        for id in &mut example.ids[1..n - 1] {
+                            if rng.random_bool(config.mask_probability) {
+                                *id = mask;
+                            }
                         }
                     }
                     example

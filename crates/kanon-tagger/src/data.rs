@@ -79,6 +79,19 @@ impl TaggerTokenizer {
         self.tokenizer.token_to_id(token)
     }
 
+    /// The vocabulary's whole words (no continuation pieces, special tokens or punctuation): the
+    /// entries of at least `min_chars` letters, sorted.
+    pub fn whole_words(&self, min_chars: usize) -> Vec<String> {
+        let mut words: Vec<String> = self
+            .tokenizer
+            .get_vocab(false)
+            .into_keys()
+            .filter(|w| w.chars().count() >= min_chars && w.chars().all(char::is_alphabetic))
+            .collect();
+        words.sort_unstable();
+        words
+    }
+
     /// Word pieces of a text with character offsets (pieces that cover no character are dropped).
     pub fn tokenize(&self, text: &str) -> Result<Tokenized> {
         let encoding = self

@@ -47,6 +47,11 @@ pub struct SentenceEncoder {
 }
 
 impl SentenceEncoder {
+    /// The tokenizer it reads texts with.
+    pub fn tokenizer(&self) -> &TaggerTokenizer {
+        &self.tokenizer
+    }
+
     /// A pretrained checkpoint directory (`config.json`, `model.safetensors`, `tokenizer.json`),
     /// e.g. the cached all-MiniLM-L6-v2.
     pub fn load(dir: &Path, device: &Device) -> Result<Self> {
