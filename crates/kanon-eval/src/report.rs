@@ -183,115 +183,164 @@ impl Report {
         }
     }
 
-    /// Writes the privacy–utility plot: TRIR (top-1) of every attacker against TPS (or the
-    /// share of words kept, without TPS), one labelled point per sanitization.
+    /// Writes the privacy–utility plot: TRIR (top-1) of every attacker against TPS (when every
+    /// row has it) and against the share of words changed, a panel each, one labelled point per
+    /// sanitization. Rows named `FAMILY@SETTING` (`idf@0.3`, `idf@0.6`) are one method at several
+    /// settings: a line joins their headline points, the method's privacy–utility curve.
     pub fn plot(&self, path: &Path) -> Result<()> {
         use plotters::prelude::*;
 
         let plot_error =
             |e: &dyn std::fmt::Display| Error::Plot(format!("drawing {}: {e}", path.display()));
         let with_tps = self.rows.iter().all(|r| r.tps.is_some());
-        let utility = |row: &ReportRow| {
-            if with_tps {
-                row.tps.unwrap_or(0.0)
-            } else {
-                1.0 - row.words_changed
-            }
-        };
-        let x_label = if with_tps {
-            "utility: TPS (text preserved similarity)"
-        } else {
-            "utility: share of words kept"
-        };
+        type Axis = (fn(&ReportRow) -> f64, &'static str, bool);
+        let mut panels: Vec<Axis> = Vec::new();
+        if with_tps {
+            panels.push((
+                |r| r.tps.unwrap_or(0.0),
+                "utility: TPS (text preserved similarity)",
+                false,
+            ));
+        }
+        panels.push((|r| r.words_changed, "share of words changed (masked)", true));
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (900, 640)).into_drawing_area();
+            let width = 900 * panels.len() as u32;
+            let root = SVGBackend::with_string(&mut svg, (width, 640)).into_drawing_area();
             root.fill(&WHITE).map_err(|e| plot_error(&e))?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption("Privacy against utility", ("sans-serif", 24))
-                .margin(20)
-                .x_label_area_size(50)
-                .y_label_area_size(60)
-                .build_cartesian_2d(0.0..1.05f64, 0.0..1.05f64)
-                .map_err(|e| plot_error(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc("re-identification risk: TRIR (top-1)")
-                .x_label_formatter(&|x| format!("{x:.1}"))
-                .y_label_formatter(&|y| format!("{:.0} %", 100.0 * y))
-                .draw()
-                .map_err(|e| plot_error(&e))?;
-            let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
-            let headline = self.headline_attacker();
-            for (i, attacker) in self.attackers.iter().enumerate() {
-                let colour = palette[i % palette.len()];
-                let points: Vec<(f64, f64)> = self
-                    .rows
-                    .iter()
-                    .filter_map(|r| r.trir.get(attacker).map(|t| (utility(r), t.top1)))
-                    .collect();
-                let size = if Some(attacker.as_str()) == headline {
-                    7
-                } else {
-                    4
-                };
-                chart
-                    .draw_series(
-                        points
-                            .iter()
-                            .map(|&p| Circle::new(p, size, colour.filled())),
-                    )
-                    .map_err(|e| plot_error(&e))?
-                    .label(attacker.clone())
-                    .legend(move |(x, y)| Circle::new((x + 10, y), size, colour.filled()));
-            }
-            // The sanitizations' names beside their headline points (or on the x axis), moved
-            // down a line while they would cover an earlier one, with a line back to the point.
-            // A character of the label is about 0.0095 of the axis wide.
-            let mut placed: Vec<(f64, f64, f64)> = Vec::new();
-            for row in &self.rows {
-                let point = (
-                    utility(row),
-                    headline
-                        .and_then(|a| row.trir.get(a))
-                        .map_or(0.0, |t| t.top1),
-                );
-                let x = point.0 + 0.012;
-                let width = 0.0095 * row.name.chars().count() as f64;
-                let mut y = point.1 + 0.02;
-                while placed
-                    .iter()
-                    .any(|&(px, pw, py)| x < px + pw && px < x + width && (py - y).abs() < 0.03)
-                {
-                    y -= 0.035;
-                }
-                placed.push((x, width, y));
-                if (y - (point.1 + 0.02)).abs() > 1e-9 {
-                    chart
-                        .draw_series(LineSeries::new([point, (x, y - 0.012)], BLACK.mix(0.4)))
-                        .map_err(|e| plot_error(&e))?;
-                }
-                chart
-                    .draw_series(std::iter::once(Text::new(
-                        row.name.clone(),
-                        (x, y),
-                        ("sans-serif", 14),
-                    )))
-                    .map_err(|e| plot_error(&e))?;
-            }
-            if !self.attackers.is_empty() {
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .border_style(BLACK)
-                    .background_style(WHITE.mix(0.8))
-                    .draw()
+            let areas = root.split_evenly((1, panels.len()));
+            for (area, (x_of, x_label, masked_axis)) in areas.iter().zip(&panels) {
+                self.draw_panel(area, *x_of, x_label, *masked_axis)
                     .map_err(|e| plot_error(&e))?;
             }
             root.present().map_err(|e| plot_error(&e))?;
         }
         kanon_core::io::atomic_write(path, |w| w.write_all(svg.as_bytes()))?;
+        Ok(())
+    }
+
+    /// One panel of [`plot`](Self::plot): TRIR against `x_of` of each row.
+    fn draw_panel<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        x_of: fn(&ReportRow) -> f64,
+        x_label: &str,
+        masked_axis: bool,
+    ) -> std::result::Result<(), String> {
+        use plotters::prelude::*;
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let caption = if masked_axis {
+            "Privacy against words masked"
+        } else {
+            "Privacy against utility"
+        };
+        let mut chart = ChartBuilder::on(area)
+            .caption(caption, ("sans-serif", 24))
+            .margin(20)
+            .x_label_area_size(50)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..1.05f64, 0.0..1.05f64)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc("re-identification risk: TRIR (top-1)")
+            .x_label_formatter(&|x| format!("{x:.1}"))
+            .y_label_formatter(&|y| format!("{:.0} %", 100.0 * y))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+        let headline = self.headline_attacker();
+        for (i, attacker) in self.attackers.iter().enumerate() {
+            let colour = palette[i % palette.len()];
+            let points: Vec<(f64, f64)> = self
+                .rows
+                .iter()
+                .filter_map(|r| r.trir.get(attacker).map(|t| (x_of(r), t.top1)))
+                .collect();
+            let size = if Some(attacker.as_str()) == headline {
+                7
+            } else {
+                4
+            };
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|&p| Circle::new(p, size, colour.filled())),
+                )
+                .map_err(|e| err(&e))?
+                .label(attacker.clone())
+                .legend(move |(x, y)| Circle::new((x + 10, y), size, colour.filled()));
+        }
+        let headline_point = |row: &ReportRow| {
+            (
+                x_of(row),
+                headline
+                    .and_then(|a| row.trir.get(a))
+                    .map_or(0.0, |t| t.top1),
+            )
+        };
+        // One method at several settings: its curve.
+        let mut families: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+        for row in &self.rows {
+            if let Some((family, _)) = row.name.split_once('@') {
+                families
+                    .entry(family)
+                    .or_default()
+                    .push(headline_point(row));
+            }
+        }
+        for points in families.values_mut().filter(|p| p.len() > 1) {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart
+                .draw_series(LineSeries::new(points.clone(), BLACK.mix(0.5)))
+                .map_err(|e| err(&e))?;
+        }
+        // The sanitizations' names beside their headline points (or on the x axis), moved
+        // down a line while they would cover an earlier one, with a line back to the point.
+        // A character of the label is about 0.0095 of the axis wide.
+        let mut placed: Vec<(f64, f64, f64)> = Vec::new();
+        for row in &self.rows {
+            let point = headline_point(row);
+            let x = point.0 + 0.012;
+            let width = 0.0095 * row.name.chars().count() as f64;
+            let mut y = point.1 + 0.02;
+            while placed
+                .iter()
+                .any(|&(px, pw, py)| x < px + pw && px < x + width && (py - y).abs() < 0.03)
+            {
+                y -= 0.035;
+            }
+            placed.push((x, width, y));
+            if (y - (point.1 + 0.02)).abs() > 1e-9 {
+                chart
+                    .draw_series(LineSeries::new([point, (x, y - 0.012)], BLACK.mix(0.4)))
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    row.name.clone(),
+                    (x, y),
+                    ("sans-serif", 14),
+                )))
+                .map_err(|e| err(&e))?;
+        }
+        if !self.attackers.is_empty() {
+            chart
+                .configure_series_labels()
+                // Where no sanitization lands: masking everything yet named; losing all utility
+                // yet named.
+                .position(if masked_axis {
+                    SeriesLabelPosition::UpperRight
+                } else {
+                    SeriesLabelPosition::UpperLeft
+                })
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()
+                .map_err(|e| err(&e))?;
+        }
         Ok(())
     }
 }

@@ -304,3 +304,46 @@ fn a_sharded_stage_must_end_the_run() {
     let err = RunConfig::load_with(&path, &bad).unwrap_err().to_string();
     assert!(err.contains("below the number of parts"), "{err}");
 }
+
+#[test]
+fn a_detector_without_a_kg_runs_in_the_detect_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("docs.jsonl"),
+        "{\"id\":\"a\",\"person\":\"vigdis\",\"text\":\"Vigdis sang in Bergen.\"}\n{\"id\":\"b\",\"person\":\"ola\",\"text\":\"Ola sang in Oslo.\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("background.json"),
+        r#"[{"name": "vigdis", "public_knowledge": "Vigdis is a singer from Bergen."}, {"name": "ola", "public_knowledge": "Ola is a painter."}]"#,
+    )
+    .unwrap();
+    let path = dir.path().join("run.toml");
+    std::fs::write(
+        &path,
+        "[detect]\ndocs = \"docs.jsonl\"\nbackground = \"background.json\"\nmethod = { name = \"ner-lexical\" }\n\n[sanitize]\nconfig = { strategy = { type = \"placeholder\" } }\n",
+    )
+    .unwrap();
+    let run = |overrides: &[String]| {
+        let config = RunConfig::load_with(&path, overrides).unwrap();
+        let pipeline = Pipeline::new(config, dir.path().join("run")).unwrap();
+        let actions: Vec<Action> = actions(&pipeline)
+            .into_iter()
+            .filter(|a| *a != Action::NotConfigured)
+            .collect();
+        pipeline
+            .run(&RunOptions::default(), &NoProgress, &mut |_| {})
+            .unwrap();
+        actions
+    };
+    assert_eq!(run(&[]), [Action::Run, Action::Run]);
+    let sanitized = std::fs::read_to_string(dir.path().join("run/sanitize/placeholder.jsonl"))
+        .or_else(|_| std::fs::read_to_string(dir.path().join("run/sanitize/sanitized.jsonl")))
+        .unwrap();
+    assert!(sanitized.contains("*** sang in ***."), "{sanitized}");
+    assert!(sanitized.contains("*** sang in Oslo."), "{sanitized}");
+    assert_eq!(run(&[]), [Action::Skip, Action::Skip]);
+    // Another method reruns detection and what follows.
+    let idf = ["detect.method = { name = \"idf\", budget = 0.5 }".to_string()];
+    assert_eq!(run(&idf), [Action::Rerun, Action::Rerun]);
+}
