@@ -197,27 +197,6 @@ fn a_method_refuses_what_it_cannot_use() {
         e.contains("document \"n\"") && e.contains("no text about its person \"nobody\""),
         "{e}"
     );
-    // A chat endpoint gives no log-probabilities of a text: an error, not a guess.
-    std::fs::write(
-        dir.path().join("http.json"),
-        r#"{"backend": "http", "url": "http://127.0.0.1:9", "model": "m"}"#,
-    )
-    .unwrap();
-    let e = err(&[
-        "detect",
-        "--method",
-        "ic-threshold",
-        "--llm",
-        "http.json",
-        "--docs",
-        "docs.jsonl",
-        "--out",
-        "x.jsonl",
-    ]);
-    assert!(
-        e.contains("scoring texts needs the embedded backend"),
-        "{e}"
-    );
 }
 
 #[test]

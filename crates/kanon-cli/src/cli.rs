@@ -336,7 +336,9 @@ pub struct DetectArgs {
     /// ic-threshold: mask a word whose probability in context is below this (default 1e-5).
     #[arg(long = "p", value_name = "P")]
     pub min_probability: Option<f64>,
-    /// ic-threshold: the scoring language model, `embedded` or an LLM config file.
+    /// ic-threshold: the scoring language model, `embedded`, or an LLM config file (an http
+    /// server must return the log-probabilities of a given text: `/v1/completions` with `echo`,
+    /// as vLLM does; one that does not is an error).
     #[arg(long, default_value = "embedded")]
     pub llm: String,
     /// ic-threshold: the embedded model, a name of kanon's model cache or a `.gguf` path.
@@ -567,8 +569,8 @@ pub struct EvalUtilityArgs {
 /// The models TPS uses.
 #[derive(Debug, Args)]
 pub struct TpsModelArgs {
-    /// The language model for information content: `embedded` or an LLM config file (only the
-    /// embedded backend scores texts).
+    /// The language model for information content: `embedded`, or an LLM config file (an http
+    /// backend must return the log-probabilities of a given text: `/v1/completions` with `echo`).
     #[arg(long, default_value = "embedded")]
     pub llm: String,
     /// The embedded model: a name of kanon's model cache or a `.gguf` path.

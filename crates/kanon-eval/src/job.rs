@@ -29,7 +29,7 @@ pub struct EvalJob {
     /// Spans JSONL (`kanon detect`, a kanon corpus split) or TAB's system format.
     pub pred: PathBuf,
     /// TAB metrics: also the information-weighted precision, with this language model's weights
-    /// (the embedded backend: only it scores given texts).
+    /// (embedded, or an http server that scores given texts: `/v1/completions` with `echo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weighting: Option<kanon_llm::LlmConfig>,
 }
@@ -194,8 +194,8 @@ impl ConfigFile for UtilityJob {}
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TpsModels {
-    /// The language model whose log-probabilities give each term's information content (the
-    /// embedded backend: only it scores given texts).
+    /// The language model whose log-probabilities give each term's information content
+    /// (embedded, or an http server that scores given texts: `/v1/completions` with `echo`).
     #[serde(default)]
     pub llm: kanon_llm::LlmConfig,
     /// The sentence encoder for similarities: a model of kanon's cache or a checkpoint directory.

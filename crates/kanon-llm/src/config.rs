@@ -190,17 +190,15 @@ pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
             timeout_seconds,
             retries,
             max_in_flight,
-        } => {
-            let mut builder = HttpModel::builder(url, model)
-                .servers(servers)
-                .timeout(Duration::from_secs(*timeout_seconds))
-                .retries(*retries)
-                .max_in_flight(*max_in_flight);
-            if let Some(name) = api_key_env {
-                builder = builder.api_key_env(name);
-            }
-            Ok(Box::new(builder.build()?))
-        }
+        } => Ok(Box::new(http_model(
+            url,
+            servers,
+            model,
+            api_key_env.as_deref(),
+            *timeout_seconds,
+            *retries,
+            *max_in_flight,
+        )?)),
         LlmConfig::Scripted {
             name,
             replies,
@@ -246,9 +244,30 @@ pub fn resolve_gguf(model: &str) -> Result<PathBuf> {
     Ok(dir.join(file))
 }
 
-/// Opens the model `config` names as a [`TextScorer`]: only the embedded backend can score a
-/// given text (an OpenAI-compatible chat endpoint returns log-probabilities of what it writes,
-/// not of what it reads).
+fn http_model(
+    url: &str,
+    servers: &[String],
+    model: &str,
+    api_key_env: Option<&str>,
+    timeout_seconds: u64,
+    retries: u32,
+    max_in_flight: usize,
+) -> Result<HttpModel> {
+    let mut builder = HttpModel::builder(url, model)
+        .servers(servers)
+        .timeout(Duration::from_secs(timeout_seconds))
+        .retries(retries)
+        .max_in_flight(max_in_flight);
+    if let Some(name) = api_key_env {
+        builder = builder.api_key_env(name);
+    }
+    builder.build()
+}
+
+/// Opens the model `config` names as a [`TextScorer`]: the embedded model, or an
+/// OpenAI-compatible server's `/v1/completions` with `echo` and `logprobs` (vLLM's, OpenAI's
+/// completion models; a server that does not return them fails on the first text). A scripted
+/// model cannot score.
 pub fn open_scorer(config: &LlmConfig) -> Result<Box<dyn crate::TextScorer>> {
     match config {
         LlmConfig::Embedded {
@@ -257,11 +276,23 @@ pub fn open_scorer(config: &LlmConfig) -> Result<Box<dyn crate::TextScorer>> {
             max_context,
             ..
         } => scoring_model(model, *threads, *max_context),
-        LlmConfig::Http { url, .. } => Err(Error::load(
+        LlmConfig::Http {
             url,
-            "scoring texts needs the embedded backend: a chat endpoint returns the \
-             log-probabilities of what it writes, not of a given text",
-        )),
+            servers,
+            model,
+            api_key_env,
+            timeout_seconds,
+            retries,
+            max_in_flight,
+        } => Ok(Box::new(http_model(
+            url,
+            servers,
+            model,
+            api_key_env.as_deref(),
+            *timeout_seconds,
+            *retries,
+            *max_in_flight,
+        )?)),
         LlmConfig::Scripted { name, .. } => Err(Error::load(
             name,
             "a scripted model writes canned answers; it cannot score texts",

@@ -250,22 +250,32 @@ impl HttpModel {
         if request.logprobs {
             body["logprobs"] = json!(true);
         }
-        let body = body.to_string();
+        self.post(Route::Chat, &body.to_string(), parse_response)
+    }
+
+    /// Posts `body` to a server of the pool at `route`, retrying transport failures and
+    /// overloaded servers, and parses the answer with `parse`.
+    fn post<T>(
+        &self,
+        route: Route,
+        body: &str,
+        parse: impl Fn(&str) -> std::result::Result<T, String>,
+    ) -> Result<T> {
         let mut attempt = 0;
         loop {
             // The slot is held for the attempt only, not for the pause after it.
             let (endpoint, failure, after) = {
                 let (server, _slot) = self.pick();
-                let endpoint = server.endpoint.as_str();
-                match self.send(endpoint, &body) {
+                let endpoint = route.of(&server.endpoint);
+                match self.send(&endpoint, body) {
                     Ok(Outcome::Body(text)) => {
                         server.answered();
-                        return parse_response(&text).map_err(|message| {
-                            self.backend_error(endpoint, Failure::said(message))
+                        return parse(&text).map_err(|message| {
+                            self.backend_error(&endpoint, Failure::said(message))
                         });
                     }
                     Ok(Outcome::Fatal(failure)) => {
-                        return Err(self.backend_error(endpoint, failure));
+                        return Err(self.backend_error(&endpoint, failure));
                     }
                     Ok(Outcome::Retry { failure, after }) => {
                         server.failed(self.now_ms());
@@ -279,7 +289,7 @@ impl HttpModel {
             };
             if attempt >= self.retries {
                 return Err(self.backend_error(
-                    endpoint,
+                    &endpoint,
                     Failure {
                         message: format!(
                             "gave up after {} attempt(s): {}",
@@ -501,6 +511,117 @@ impl ChatModel for HttpModel {
         response.choices.truncate(request.n as usize);
         Ok(response)
     }
+}
+
+/// Which API of a server a request goes to.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    /// `/v1/chat/completions`: the server's address as configured.
+    Chat,
+    /// `/v1/completions`, for the log-probabilities of a given text (`echo`).
+    Completions,
+}
+
+impl Route {
+    fn of(self, chat_endpoint: &str) -> String {
+        match self {
+            Route::Chat => chat_endpoint.to_owned(),
+            Route::Completions => match chat_endpoint.strip_suffix("/chat/completions") {
+                Some(base) => format!("{base}/completions"),
+                None => chat_endpoint.to_owned(),
+            },
+        }
+    }
+}
+
+impl crate::TextScorer for HttpModel {
+    fn id(&self) -> ModelId {
+        ChatModel::id(self)
+    }
+
+    /// The text's own tokens and log-probabilities from `/v1/completions` with `echo` and
+    /// `logprobs` (what vLLM and OpenAI's completion models return); a server that does not
+    /// give them back is an error, never a guess. The first token, which the API scores given
+    /// nothing, counts as certain.
+    fn token_logprobs(&self, text: &str) -> Result<Vec<crate::ScoredToken>> {
+        let body = json!({
+            "model": self.model,
+            "prompt": text,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "echo": true,
+            "logprobs": 0,
+        });
+        let chars = text.chars().count();
+        self.post(Route::Completions, &body.to_string(), |answer| {
+            parse_prompt_logprobs(answer, chars)
+        })
+    }
+}
+
+/// The prompt's tokens of a `/v1/completions` answer with `echo` (`choices[0].logprobs` with
+/// `tokens`, `token_logprobs` and character `text_offset`s), cut at the prompt's end.
+fn parse_prompt_logprobs(
+    text: &str,
+    prompt_chars: usize,
+) -> std::result::Result<Vec<crate::ScoredToken>, String> {
+    let body: Value = serde_json::from_str(text)
+        .map_err(|err| format!("the answer is not JSON ({err}): {}", quote(text)))?;
+    if let Some(error) = body.get("error") {
+        return Err(format!("the server said: {}", quote(&error.to_string())));
+    }
+    let logprobs = body
+        .pointer("/choices/0/logprobs")
+        .filter(|l| !l.is_null())
+        .ok_or_else(|| {
+            "the answer has no log-probabilities of the text (`choices[0].logprobs` of \
+             /v1/completions with `echo`): this endpoint cannot score a given text"
+                .to_owned()
+        })?;
+    let field = |name: &str| {
+        logprobs
+            .get(name)
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("`choices[0].logprobs.{name}` is missing or not a list"))
+    };
+    let (offsets, values) = (field("text_offset")?, field("token_logprobs")?);
+    if offsets.len() != values.len() {
+        return Err("`text_offset` and `token_logprobs` differ in length".into());
+    }
+    let mut starts = Vec::with_capacity(offsets.len());
+    for (i, offset) in offsets.iter().enumerate() {
+        let start = offset
+            .as_u64()
+            .ok_or_else(|| format!("`text_offset[{i}]` is not a number"))?
+            as usize;
+        if start >= prompt_chars {
+            break;
+        }
+        let logprob = match &values[i] {
+            Value::Null if i == 0 => 0.0,
+            value => value
+                .as_f64()
+                .ok_or_else(|| format!("`token_logprobs[{i}]` is not a number"))?
+                as f32,
+        };
+        starts.push((start, logprob));
+    }
+    if starts.is_empty() && prompt_chars > 0 {
+        return Err("the answer scores none of the text's tokens".into());
+    }
+    let mut tokens = Vec::with_capacity(starts.len());
+    for (k, &(start, logprob)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(prompt_chars, |next| next.0);
+        if end < start {
+            return Err(format!("`text_offset[{}]` goes backwards", k + 1));
+        }
+        tokens.push(crate::ScoredToken {
+            start,
+            end,
+            logprob,
+        });
+    }
+    Ok(tokens)
 }
 
 /// The chat-completions address of a server given as `http://host:port`, its `/v1`, or the full

@@ -470,3 +470,56 @@ fn invalid_requests_never_reach_the_server() {
     ));
     assert!(server.seen().is_empty());
 }
+
+#[test]
+fn scores_a_given_text_through_completions_with_echo() {
+    // "Zoë sang" in three tokens, then one generated token past the prompt.
+    let server = Server::start(|_, seen| {
+        assert!(
+            seen.line.starts_with("POST /v1/completions "),
+            "{}",
+            seen.line
+        );
+        reply(
+            200,
+            json!({"choices": [{"text": "Zoë sang.", "logprobs": {
+                "tokens": ["Zo", "ë", " sang", "."],
+                "token_logprobs": [null, -2.5, -1.0, -0.1],
+                "text_offset": [0, 2, 3, 8]
+            }}]})
+            .to_string(),
+        )
+    });
+    let model = quick(&server.url);
+    let tokens = kanon_llm::TextScorer::token_logprobs(&model, "Zoë sang").unwrap();
+    let spans: Vec<(usize, usize, f32)> =
+        tokens.iter().map(|t| (t.start, t.end, t.logprob)).collect();
+    assert_eq!(spans, [(0, 2, 0.0), (2, 3, -2.5), (3, 8, -1.0)]);
+    let body = &server.seen()[0].body;
+    assert_eq!(
+        (body["echo"].clone(), body["logprobs"].clone()),
+        (json!(true), json!(0))
+    );
+    assert_eq!(body["prompt"], "Zoë sang");
+}
+
+#[test]
+fn an_endpoint_without_logprobs_of_the_text_is_an_error() {
+    let server =
+        Server::start(|_, _| reply(200, json!({"choices": [{"text": " more"}]}).to_string()));
+    let model = quick(&server.url);
+    let err = kanon_llm::TextScorer::token_logprobs(&model, "Zoë sang").unwrap_err();
+    let chain = {
+        let mut all = err.to_string();
+        let mut source = std::error::Error::source(&err);
+        while let Some(s) = source {
+            all += &format!(": {s}");
+            source = s.source();
+        }
+        all
+    };
+    assert!(
+        chain.contains("no log-probabilities of the text"),
+        "{chain}"
+    );
+}
