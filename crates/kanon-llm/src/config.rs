@@ -182,23 +182,7 @@ pub fn open(config: &LlmConfig) -> Result<Box<dyn ChatModel>> {
             max_context,
             reuse_prompt_prefix,
         } => open_embedded(model, *threads, *max_context, *reuse_prompt_prefix),
-        LlmConfig::Http {
-            url,
-            servers,
-            model,
-            api_key_env,
-            timeout_seconds,
-            retries,
-            max_in_flight,
-        } => Ok(Box::new(http_model(
-            url,
-            servers,
-            model,
-            api_key_env.as_deref(),
-            *timeout_seconds,
-            *retries,
-            *max_in_flight,
-        )?)),
+        LlmConfig::Http { .. } => Ok(Box::new(http_model(config)?)),
         LlmConfig::Scripted {
             name,
             replies,
@@ -244,20 +228,25 @@ pub fn resolve_gguf(model: &str) -> Result<PathBuf> {
     Ok(dir.join(file))
 }
 
-fn http_model(
-    url: &str,
-    servers: &[String],
-    model: &str,
-    api_key_env: Option<&str>,
-    timeout_seconds: u64,
-    retries: u32,
-    max_in_flight: usize,
-) -> Result<HttpModel> {
+/// The HTTP model of an `http` config.
+fn http_model(config: &LlmConfig) -> Result<HttpModel> {
+    let LlmConfig::Http {
+        url,
+        servers,
+        model,
+        api_key_env,
+        timeout_seconds,
+        retries,
+        max_in_flight,
+    } = config
+    else {
+        unreachable!("called for http configs only");
+    };
     let mut builder = HttpModel::builder(url, model)
         .servers(servers)
-        .timeout(Duration::from_secs(timeout_seconds))
-        .retries(retries)
-        .max_in_flight(max_in_flight);
+        .timeout(Duration::from_secs(*timeout_seconds))
+        .retries(*retries)
+        .max_in_flight(*max_in_flight);
     if let Some(name) = api_key_env {
         builder = builder.api_key_env(name);
     }
@@ -276,23 +265,7 @@ pub fn open_scorer(config: &LlmConfig) -> Result<Box<dyn crate::TextScorer>> {
             max_context,
             ..
         } => scoring_model(model, *threads, *max_context),
-        LlmConfig::Http {
-            url,
-            servers,
-            model,
-            api_key_env,
-            timeout_seconds,
-            retries,
-            max_in_flight,
-        } => Ok(Box::new(http_model(
-            url,
-            servers,
-            model,
-            api_key_env.as_deref(),
-            *timeout_seconds,
-            *retries,
-            *max_in_flight,
-        )?)),
+        LlmConfig::Http { .. } => Ok(Box::new(http_model(config)?)),
         LlmConfig::Scripted { name, .. } => Err(Error::load(
             name,
             "a scripted model writes canned answers; it cannot score texts",
