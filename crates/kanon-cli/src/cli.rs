@@ -404,8 +404,8 @@ pub struct SanitizeArgs {
     /// Replace the DIRECT and QUASI mentions of the TAB-schema documents (all annotators, united).
     #[arg(long)]
     pub gold_spans: bool,
-    /// suppress, placeholder, label, numbered-label, most-specific, least-specific, intact or substitute
-    /// (default: the config's, else intact).
+    /// suppress, placeholder, label, numbered-label, most-specific, least-specific, intact or
+    /// substitute (default: the config's, else intact).
     #[arg(long)]
     pub strategy: Option<Strategy>,
     /// A sanitizer config (TOML or JSON, every knob); the options below override it.
