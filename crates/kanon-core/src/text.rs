@@ -338,27 +338,23 @@ pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.contains(&word)
 }
 
-/// The words of a text as character ranges: maximal runs of letters and digits (how the
-/// evaluation counts words changed, and what word-level detectors mask).
-pub fn word_spans(text: &str) -> Vec<crate::Span> {
-    let mut spans = Vec::new();
-    let mut start = None;
-    let mut n = 0;
-    for (i, c) in text.chars().enumerate() {
-        n = i + 1;
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                spans.push(crate::Span::new(s, i));
-                start = None;
-            }
-            _ => {}
+/// The words of a text (its characters) as character ranges: maximal runs of letters and digits
+/// — how the evaluation counts words changed, and what word-level detectors mask.
+pub fn word_ranges(chars: &[char]) -> Vec<std::ops::Range<usize>> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_alphanumeric() {
+            i += 1;
+            continue;
         }
+        let start = i;
+        while i < chars.len() && chars[i].is_alphanumeric() {
+            i += 1;
+        }
+        words.push(start..i);
     }
-    if let Some(s) = start {
-        spans.push(crate::Span::new(s, n));
-    }
-    spans
+    words
 }
 
 #[cfg(test)]

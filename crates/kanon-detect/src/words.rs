@@ -3,7 +3,7 @@
 //! form everywhere in the document once it masks it anywhere.
 
 use kanon_core::Span;
-use kanon_core::text::{is_stopword, normalize_term, word_spans};
+use kanon_core::text::{is_stopword, normalize_term, word_ranges};
 use rustc_hash::FxHashMap;
 
 /// The words of one document.
@@ -17,14 +17,14 @@ pub struct Words {
 impl Words {
     pub fn of(text: &str) -> Self {
         let chars: Vec<char> = text.chars().collect();
-        let spans = word_spans(text);
-        let forms = spans
-            .iter()
-            .map(|s| {
-                let word: String = chars[s.start..s.end].iter().collect();
-                normalize_term(&word).unwrap_or(word)
+        let (spans, forms) = word_ranges(&chars)
+            .into_iter()
+            .map(|r| {
+                let word: String = chars[r.clone()].iter().collect();
+                let form = normalize_term(&word).unwrap_or(word);
+                (Span::new(r.start, r.end), form)
             })
-            .collect();
+            .unzip();
         Words { spans, forms }
     }
 

@@ -57,7 +57,7 @@ use kanon_sanitize::{Reason, SanitizedDocument};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::utility::{paired, replaced_characters, words};
+use crate::utility::{paired, replaced_characters};
 
 /// How similar a replacement is to the text it replaced, in [0, 1].
 pub trait TermSimilarity: Send + Sync {
@@ -264,7 +264,7 @@ fn terms<'d>(chars: &[char], doc: &'d SanitizedDocument) -> Result<Vec<Term<'d>>
             replaced_by: Some(edit),
         })
         .collect();
-    for word in words(chars) {
+    for word in kanon_core::text::word_ranges(chars) {
         if replaced[word.clone()].iter().any(|r| *r) {
             continue;
         }

@@ -115,24 +115,6 @@ pub(crate) fn replaced_characters(doc: &SanitizedDocument, length: usize) -> Res
     Ok(replaced)
 }
 
-/// The words of a text (runs of letters and digits), as character ranges.
-pub(crate) fn words(chars: &[char]) -> Vec<std::ops::Range<usize>> {
-    let mut words = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].is_alphanumeric() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < chars.len() && chars[i].is_alphanumeric() {
-            i += 1;
-        }
-        words.push(start..i);
-    }
-    words
-}
-
 /// Measures the sanitized documents against their originals (by id).
 pub fn evaluate_utility(
     originals: &[Document],
@@ -146,7 +128,7 @@ pub fn evaluate_utility(
         let replaced = replaced_characters(doc, text.len())?;
         chars += text.len();
         changed_chars += replaced.iter().filter(|r| **r).count();
-        for word in words(&text) {
+        for word in kanon_core::text::word_ranges(&text) {
             words_seen += 1;
             changed_words += usize::from(replaced[word].iter().any(|r| *r));
         }

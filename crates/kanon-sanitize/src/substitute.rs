@@ -127,29 +127,22 @@ pub fn substitute(
 ) -> Result<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].is_alphanumeric() {
-            out.push(chars[i]);
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < chars.len() && chars[i].is_alphanumeric() {
-            i += 1;
-        }
-        let word: String = chars[start..i].iter().collect();
+    let mut kept_to = 0;
+    for range in kanon_core::text::word_ranges(&chars) {
+        out.extend(&chars[kept_to..range.start]);
+        kept_to = range.end;
+        let word: String = chars[range].iter().collect();
         if word.chars().any(|c| c.is_ascii_digit()) {
             out += &other_digits(&word, rng);
             continue;
         }
-        let folded = word.to_lowercase();
-        let nearest = substitutes.nearest(&folded, top)?;
+        let nearest = substitutes.nearest(&word.to_lowercase(), top)?;
         match nearest.choose(rng) {
             Some(choice) => out += &with_case_of(choice, &word),
             None => out += "***",
         }
     }
+    out.extend(&chars[kept_to..]);
     Ok(out)
 }
 
