@@ -80,3 +80,63 @@ fn train_and_detect_with_the_real_weights() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn devices_are_checked_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let unknown = kanon(&[
+        "train",
+        "--corpus",
+        &path("corpus"),
+        "--out",
+        &path("ckpt"),
+        "--device",
+        "gpu",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        message.contains("expected auto, cpu, cuda[:N] or wgpu[:N]"),
+        "{message}"
+    );
+
+    let detect = |device: &str, method: &str| {
+        kanon(&[
+            "detect",
+            "--method",
+            method,
+            "--model",
+            &path("ckpt"),
+            "--docs",
+            &path("docs.jsonl"),
+            "--out",
+            &path("spans.jsonl"),
+            "--device",
+            device,
+        ])
+    };
+    for runtime in ["cuda", "wgpu"] {
+        let compiled = match runtime {
+            "cuda" => cfg!(feature = "cuda"),
+            _ => cfg!(feature = "wgpu"),
+        };
+        if compiled {
+            continue;
+        }
+        let refused = detect(&format!("{runtime}:0"), "tagger");
+        assert_eq!(refused.status.code(), Some(2));
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            message.contains(&format!("built without the `{runtime}` feature")),
+            "{message}"
+        );
+    }
+    let elsewhere = detect("cpu", "idf");
+    assert_eq!(elsewhere.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&elsewhere.stderr);
+    assert!(
+        message.contains("--device is an option of --method tagger"),
+        "{message}"
+    );
+}

@@ -216,7 +216,7 @@ fn inference(args: &TaggerBench) -> Result<InferenceFigures> {
         return Err(kanon_core::Error::format(&path, "no documents").into());
     }
     let tokenizer = TaggerTokenizer::from_file(&pretrained.join("tokenizer.json"))?;
-    let device = Device::default();
+    let device = Device::flex();
     device.seed(0);
     let scheme = LabelScheme::Typed;
     let (config, model) = load_pretrained(&pretrained, scheme.num_labels(), &device)?;
@@ -269,7 +269,7 @@ fn training(args: &TaggerBench) -> Result<TrainingFigures> {
     let pretrained = resolve_pretrained(&args.pretrained)?;
     let scheme = LabelScheme::Typed;
     let labels = scheme.num_labels();
-    let device = Device::default().autodiff();
+    let device = Device::flex().autodiff();
     device.seed(0);
     let (config, mut model) = load_pretrained(&pretrained, labels, &device)?;
     let mut optimizer = AdamWConfig::new().with_weight_decay(0.01).init();

@@ -295,6 +295,10 @@ pub struct TrainArgs {
     /// Save the resumable state every N steps (0: at epoch ends only).
     #[arg(long)]
     pub checkpoint_every: Option<usize>,
+    /// Where the model runs: `auto` (the first CUDA GPU, else a wgpu GPU, else the CPU), `cpu`,
+    /// `cuda[:N]` or `wgpu[:N]` (GPU builds: README, "Training on a GPU").
+    #[arg(long, default_value = "auto", value_name = "DEVICE")]
+    pub device: kanon_tagger::device::DeviceChoice,
 }
 
 #[derive(Debug, Args)]
@@ -385,6 +389,10 @@ pub struct DetectArgs {
     /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<kanon_core::shard::Shard>,
+    /// tagger: where the model runs: `auto` (the first CUDA GPU, else a wgpu GPU, else the CPU), `cpu`,
+    /// `cuda[:N]` or `wgpu[:N]` (GPU builds: README, "Training on a GPU").
+    #[arg(long, default_value = "auto", value_name = "DEVICE")]
+    pub device: kanon_tagger::device::DeviceChoice,
 }
 
 /// Documents and spans for `kanon sanitize`.
@@ -798,6 +806,10 @@ pub struct RunArgs {
     /// Rerun every stage, done or not.
     #[arg(long)]
     pub force: bool,
+    /// Where the tagger trains and detects: `auto` (a GPU when the build and the machine have one),
+    /// `cpu`, `cuda[:N]` or `wgpu[:N]`. Not part of a stage's hash.
+    #[arg(long, default_value = "auto", value_name = "DEVICE")]
+    pub device: kanon_tagger::device::DeviceChoice,
     /// Overrides a value of the config: `--set train.config.max_steps=50` (TOML values); may repeat.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,

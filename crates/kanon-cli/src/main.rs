@@ -8,6 +8,7 @@ mod progress;
 
 fn main() -> ExitCode {
     tune_allocator();
+    default_device_cpu();
     let args = cli::Cli::parse_args();
     match commands::run(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -18,6 +19,19 @@ fn main() -> ExitCode {
             }
             ExitCode::from(2)
         }
+    }
+}
+
+/// kanon names every device it computes on (`--device`), but burn itself asks for its default
+/// device in one place: it loads a resumed run's optimiser state there (and moves it to the
+/// parameters' device at the next step). In a GPU build that default is the GPU whether or not
+/// the machine has one, so a resume with `--device cpu` on a machine without a driver would die
+/// in the CUDA loader. The CPU is always there; `BURN_DEVICE`, when set, wins.
+#[allow(unsafe_code)]
+fn default_device_cpu() {
+    if std::env::var_os("BURN_DEVICE").is_none() {
+        // SAFETY: called first thing in `main`, before any other thread exists.
+        unsafe { std::env::set_var("BURN_DEVICE", "flex") };
     }
 }
 

@@ -84,7 +84,7 @@ impl ReidModel {
             classifier::train(&train_job, &classes, &texts, &options, progress)
                 .map_err(Error::Model)?;
         }
-        let classifier = TextClassifier::load(&job.checkpoint, &burn::tensor::Device::default())
+        let classifier = TextClassifier::load(&job.checkpoint, &burn::tensor::Device::flex())
             .map_err(Error::Model)?;
         if classifier.classes() != classes.as_slice() {
             return Err(kanon_core::Error::format(

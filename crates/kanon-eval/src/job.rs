@@ -227,7 +227,7 @@ impl TpsModels {
         let scorer = kanon_llm::open_scorer(&self.llm).map_err(Error::OpenLlm)?;
         let dir = kanon_models::resolve_pretrained(&self.encoder).map_err(Error::Models)?;
         let encoder =
-            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::default())
+            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::flex())
                 .map_err(Error::Model)?;
         Ok((scorer, encoder))
     }

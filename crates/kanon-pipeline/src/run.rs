@@ -39,6 +39,9 @@ pub struct RunOptions<'a> {
     /// training state saved and the finished documents kept (the other stages are short and
     /// atomic). A rerun resumes.
     pub should_stop: Option<&'a (dyn Fn() -> bool + Sync)>,
+    /// Where the tagger trains and detects (`auto`: a GPU when the build and the machine have
+    /// one). Not part of a stage's hash: a model trained on a GPU is the same stage's output.
+    pub device: kanon_tagger::device::DeviceChoice,
 }
 
 impl std::fmt::Debug for RunOptions<'_> {
@@ -48,6 +51,7 @@ impl std::fmt::Debug for RunOptions<'_> {
             .field("until", &self.until)
             .field("force", &self.force)
             .field("should_stop", &self.should_stop.is_some())
+            .field("device", &self.device)
             .finish()
     }
 }
@@ -643,7 +647,12 @@ impl Pipeline {
                     config: train.config.clone(),
                 };
                 let should_stop = |_step: usize| options.should_stop.is_some_and(|stop| stop());
+                let device = options
+                    .device
+                    .resolve()
+                    .map_err(|source| Error::Tagger { stage, source })?;
                 let train_options = TrainOptions {
+                    device,
                     resume: action == Action::Resume,
                     should_stop: Some(&should_stop),
                 };
@@ -683,7 +692,11 @@ impl Pipeline {
                     config: detect.config,
                     shard: detect.shard,
                 };
-                let summary = kanon_tagger::detect::run(&job, progress)
+                let device = options
+                    .device
+                    .resolve()
+                    .map_err(|source| Error::Tagger { stage, source })?;
+                let summary = kanon_tagger::detect::run(&job, &device, progress)
                     .map_err(|source| Error::Tagger { stage, source })?;
                 Ok((
                     one_line(&summary.render()),

@@ -242,7 +242,7 @@ pub fn run_until(
     let substitutes = if config.strategy == crate::Strategy::Substitute {
         let dir = kanon_models::resolve_pretrained(SUBSTITUTE_ENCODER).map_err(Error::Models)?;
         let encoder =
-            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::default())
+            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::flex())
                 .map_err(Error::Encoder)?;
         Some(crate::substitute::EmbeddingSubstitutes::new(encoder)?)
     } else {

@@ -468,8 +468,10 @@ pub fn train(
         return Err(Error::Setting("no text to learn from".into()));
     }
 
-    let device = Device::default().autodiff();
+    let device = options.device.clone().autodiff();
     device.seed(config.seed);
+    // The fresh head is drawn on the CPU whatever the device (see `load_pretrained`).
+    Device::flex().seed(config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, classes.len(), &device)?;
     let optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)
@@ -497,7 +499,14 @@ pub fn train(
     } else {
         let model = if config.imprint_head {
             progress.stage("imprint head", examples.len() as u64);
-            imprint_head(model, &examples, classes.len(), tokenizer.pad(), progress)?
+            imprint_head(
+                model,
+                &examples,
+                classes.len(),
+                tokenizer.pad(),
+                &options.device,
+                progress,
+            )?
         } else {
             model
         };
@@ -617,7 +626,7 @@ pub fn train(
                 names: classes.to_vec(),
                 max_len: config.max_len,
             },
-            &Device::default(),
+            &options.device,
         );
         kanon_core::io::atomic_dir::<Error, _>(&job.out, |dir| {
             classifier.save(dir, &tokenizer_json)?;
@@ -651,17 +660,12 @@ fn imprint_head(
     examples: &[Example],
     classes: usize,
     pad: u32,
+    device: &Device,
     progress: &dyn Progress,
 ) -> Result<BertTagger> {
     let encoder = model.valid();
     let hidden_size = encoder.classifier.weight.dims()[0];
-    let pooled = mean_pooled(
-        &encoder,
-        examples,
-        pad,
-        &Device::default(),
-        SCORE_TOKEN_BUDGET,
-    )?;
+    let pooled = mean_pooled(&encoder, examples, pad, device, SCORE_TOKEN_BUDGET)?;
     progress.advance(examples.len() as u64);
     let mut centroids = vec![vec![0.0f32; hidden_size]; classes];
     let mut counts = vec![0usize; classes];

@@ -143,11 +143,11 @@ impl DetectSummary {
 /// progress moves between calls.
 const DOCUMENTS_PER_PASS: usize = 64;
 
-/// Loads the tagger, detects the spans of every document and writes them atomically.
-pub fn run(job: &DetectJob, progress: &dyn Progress) -> Result<DetectSummary> {
+/// Loads the tagger on `device`, detects the spans of every document and writes them atomically.
+pub fn run(job: &DetectJob, device: &Device, progress: &dyn Progress) -> Result<DetectSummary> {
     let config = &job.config;
     config.validate().map_err(Error::Setting)?;
-    let tagger = Tagger::load(&job.model, &Device::default())?
+    let tagger = Tagger::load(&job.model, device)?
         .with_decision(config.decision())
         .with_tidy(config.tidy)
         .with_person_confidence(config.person_confidence);

@@ -10,7 +10,7 @@
 //! # let tokenizer = dir.path().join("tokenizer.json");
 //! # kanon_tagger::encoder::write_test_tokenizer(&tokenizer, &["lilian", "vienna", "lives", "in"])?;
 //!
-//! let device = Device::default();
+//! let device = Device::flex();
 //! let config = BertConfig::new(16, 8, 1, 2, 16); // a tiny random BERT
 //! let encoder = SentenceEncoder::new(config.init(&device), &tokenizer, &device)?;
 //! let embeddings = encoder.embed(&["lilian lives in vienna", "", "vienna"])?;

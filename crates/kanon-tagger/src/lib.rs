@@ -11,6 +11,8 @@
 //!   labels file).
 //! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
 //!   [`detect`]: a [`detect::DetectJob`] over documents, writing spans JSONL.
+//! - [`device`]: the CPU, a CUDA GPU or a Vulkan device by name (`--device`); the same code runs on
+//!   each.
 //! - [`classifier`]: the encoder with a head over classes, fine-tuned on windows of labeled texts
 //!   (the re-identification attacker of `kanon eval privacy`).
 //! - [`encoder`]: the encoder alone as a sentence embedder (mean pooling, unit length), for
@@ -35,6 +37,7 @@ pub mod classifier;
 pub mod data;
 pub mod dataset;
 pub mod detect;
+pub mod device;
 pub mod encoder;
 pub mod error;
 pub mod inference;

@@ -27,7 +27,7 @@ pub fn write_tiny_pretrained(dir: &Path, words: &[&str], seed: u64) -> Result<()
                            "intermediate_size": 32, "max_position_embeddings": 64, "hidden_act": "gelu"})
         .to_string(),
     )?;
-    let device = Device::default();
+    let device = Device::flex();
     device.seed(seed);
     let model = BertConfig::new(n, 16, 1, 2, 32)
         .with_max_position_embeddings(64)

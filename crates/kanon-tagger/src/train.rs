@@ -235,9 +235,15 @@ pub fn resume_dir(out: &Path) -> PathBuf {
     out.with_file_name(name)
 }
 
-/// How a run starts and when it stops early.
-#[derive(Default)]
+/// How a run starts, where it runs and when it stops early.
 pub struct TrainOptions<'a> {
+    /// Where the model trains (see [`crate::device`]); the CPU by default. The resume files are
+    /// the same on every device, so a run interrupted on one resumes on another.
+    ///
+    /// burn reads a resumed run's optimiser state onto its *default* device before moving it to
+    /// the parameters' device; in a GPU build that default is the GPU, so a program that resumes
+    /// on the CPU of a machine without one sets `BURN_DEVICE=flex` (the `kanon` binary does).
+    pub device: Device,
     /// Continue from the state an interrupted run left in [`resume_dir`] (starts afresh, saying
     /// so through the progress, when there is none).
     pub resume: bool,
@@ -246,9 +252,20 @@ pub struct TrainOptions<'a> {
     pub should_stop: Option<&'a (dyn Fn(usize) -> bool + Sync)>,
 }
 
+impl Default for TrainOptions<'_> {
+    fn default() -> Self {
+        TrainOptions {
+            device: Device::flex(),
+            resume: false,
+            should_stop: None,
+        }
+    }
+}
+
 impl std::fmt::Debug for TrainOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TrainOptions")
+            .field("device", &self.device)
             .field("resume", &self.resume)
             .field("should_stop", &self.should_stop.is_some())
             .finish()
@@ -436,8 +453,10 @@ pub fn run(
         );
     }
 
-    let device = Device::default().autodiff();
+    let device = options.device.clone().autodiff();
     device.seed(config.seed);
+    // The fresh head is drawn on the CPU whatever the device (see `load_pretrained`).
+    Device::flex().seed(config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, config.scheme.num_labels(), &device)?;
     let optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)
@@ -548,7 +567,7 @@ pub fn run(
             bert_config.clone(),
             tokenizer.clone(),
             LabelsFile::new(config.scheme, windowing),
-            &Device::default(),
+            &options.device,
         )
         .with_decision(decision);
         let mut predicted = Vec::with_capacity(dev_docs.len());

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use burn::module::Module;
 use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore, SafetensorsStoreError};
 use burn::tensor::Device;
 
@@ -57,7 +58,15 @@ pub fn load_pretrained(
     device: &Device,
 ) -> Result<(BertConfig, BertTagger)> {
     let config = BertConfig::from_hf_file(&dir.join("config.json"), num_labels)?;
-    let mut model = config.init(device);
+    // The fresh classifier is drawn on the CPU, whatever the device: each backend has its own
+    // random stream, and a seed must give the same initial model on every device.
+    let on_cpu = crate::device::is_cpu(device);
+    let init_device = match (on_cpu, device.is_autodiff()) {
+        (true, _) => device.clone(),
+        (false, true) => Device::flex().autodiff(),
+        (false, false) => Device::flex(),
+    };
+    let mut model = config.init(&init_device);
     let path = dir.join("model.safetensors");
     if !path.is_file() {
         return Err(Error::Weights {
@@ -89,6 +98,17 @@ pub fn load_pretrained(
             ),
         });
     }
+    let model = if on_cpu {
+        model
+    } else {
+        // Parameters are drawn lazily, on first use: draw the head here, on the CPU.
+        let _ = model.classifier.weight.val();
+        if let Some(bias) = &model.classifier.bias {
+            let _ = bias.val();
+        }
+        // `fork`, not `to_device`: the parameters stay leaves of the autodiff graph.
+        model.fork(device)
+    };
     Ok((config, model))
 }
 

@@ -76,7 +76,7 @@ fn it_learns_the_classes_and_its_checkpoint_round_trips() {
     .unwrap();
     eprintln!("{report:?}");
     assert!(report.last_loss < report.first_loss, "{report:?}");
-    let classifier = TextClassifier::load(&job.out, &Device::default()).unwrap();
+    let classifier = TextClassifier::load(&job.out, &Device::flex()).unwrap();
     assert_eq!(classifier.classes(), classes().as_slice());
     let queries = [
         "songs in vienna",
@@ -102,7 +102,7 @@ fn it_learns_the_classes_and_its_checkpoint_round_trips() {
         r#"{"format_version": 9, "names": ["a"], "max_len": 12}"#,
     )
     .unwrap();
-    let err = TextClassifier::load(&job.out, &Device::default())
+    let err = TextClassifier::load(&job.out, &Device::flex())
         .unwrap_err()
         .to_string();
     assert!(err.contains("classes.json") && err.contains('9'), "{err}");
@@ -125,7 +125,7 @@ fn an_interrupted_training_resumes_to_the_same_weights() {
     .unwrap();
     let probe = ["songs in vienna and chess", "bridges"];
     let scores = |dir: &Path| {
-        TextClassifier::load(dir, &Device::default())
+        TextClassifier::load(dir, &Device::flex())
             .unwrap()
             .scores(&probe)
             .unwrap()

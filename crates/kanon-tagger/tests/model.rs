@@ -27,7 +27,7 @@ fn bools(values: Vec<bool>, shape: [usize; 2], device: &Device) -> Tensor<2, Boo
 
 #[test]
 fn padding_does_not_change_the_other_positions() {
-    let device = Device::default();
+    let device = Device::flex();
     device.seed(7);
     let model = tiny()
         .with_hidden_dropout_prob(0.0)
@@ -55,7 +55,7 @@ fn padding_does_not_change_the_other_positions() {
 
 #[test]
 fn the_loss_ignores_unlabeled_pieces_and_weighs_classes() {
-    let device = Device::default();
+    let device = Device::flex();
     // One sequence of two pieces, three labels; the second piece is unlabeled.
     let logits = Tensor::<3>::from_data(
         TensorData::new(vec![2.0f32, 0.0, 0.0, 0.0, 5.0, 0.0], [1, 2, 3]),
@@ -76,7 +76,7 @@ fn the_loss_ignores_unlabeled_pieces_and_weighs_classes() {
 
 #[test]
 fn a_few_adamw_steps_lower_the_loss() {
-    let device = Device::default().autodiff();
+    let device = Device::flex().autodiff();
     device.seed(7);
     let mut model = tiny().init(&device);
     let mut optimizer = AdamWConfig::new().init();
@@ -182,7 +182,7 @@ fn checkpoint(dir: &Path, tensors: &[(String, Vec<usize>)]) {
 
 #[test]
 fn complete_checkpoints_load_and_broken_ones_are_named() {
-    let device = Device::default();
+    let device = Device::flex();
     let dir = tempfile::tempdir().unwrap();
     checkpoint(dir.path(), &hf_tensors());
     let (config, _) = load_pretrained(dir.path(), 3, &device).unwrap();

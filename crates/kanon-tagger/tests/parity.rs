@@ -25,7 +25,7 @@ fn hidden_states_match_the_reference() {
     let lengths: Vec<usize> = serde_json::from_value(fixture["lengths"].clone()).unwrap();
     let expected: Vec<Vec<Vec<f32>>> = serde_json::from_value(fixture["hidden"].clone()).unwrap();
 
-    let device = Device::default();
+    let device = Device::flex();
     let (config, model) = load_pretrained(&dir, 3, &device).unwrap();
     assert_eq!((config.hidden_size, config.num_hidden_layers), (384, 6));
     let (batch, seq) = (ids.len(), ids[0].len());

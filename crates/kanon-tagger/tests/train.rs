@@ -6,6 +6,7 @@ use std::path::Path;
 
 use burn::tensor::Device;
 use kanon_core::NoProgress;
+use kanon_tagger::device::DeviceChoice;
 use kanon_tagger::inference::Tagger;
 use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, resume_dir, run};
 
@@ -105,7 +106,7 @@ fn trains_saves_and_reloads_deterministically() {
     ] {
         assert!(out.join(file).exists(), "{file}");
     }
-    let device = Device::default();
+    let device = Device::flex();
     let tagger = Tagger::load(&out, &device).unwrap();
     let spans = tagger
         .predict("tomas varga was born in berlin in 1990 .")
@@ -193,6 +194,7 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
         &TrainOptions {
             resume: false,
             should_stop: Some(&stop_at_3),
+            ..TrainOptions::default()
         },
         &NoProgress,
     )
@@ -217,6 +219,7 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
     let resume = TrainOptions {
         resume: true,
         should_stop: None,
+        ..TrainOptions::default()
     };
     let mismatch = run(
         &job(&pretrained, &corpus, &parts, &other),
@@ -237,7 +240,7 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
     assert_eq!(rest.dev_f1_by_epoch, report.dev_f1_by_epoch);
     assert!(!resume_dir(&parts).exists());
 
-    let device = Device::default();
+    let device = Device::flex();
     let weights = |dir: &Path| {
         let model = Tagger::load(dir, &device).unwrap().model;
         model
@@ -266,6 +269,7 @@ fn a_corrupt_resume_state_is_a_clear_error() {
     let resume = TrainOptions {
         resume: true,
         should_stop: None,
+        ..TrainOptions::default()
     };
     let error = run(
         &job(&pretrained, &corpus, &out, &config()),
@@ -278,4 +282,126 @@ fn a_corrupt_resume_state_is_a_clear_error() {
         message.contains("state.json") && message.contains("format_version"),
         "{message}"
     );
+}
+
+/// The GPU devices this build and machine have: the first CUDA and the first wgpu device (a software
+/// Vulkan such as Mesa's lavapipe counts: it runs the same device-generic code).
+fn gpu_devices() -> Vec<Device> {
+    [DeviceChoice::Cuda(0), DeviceChoice::Wgpu(0)]
+        .into_iter()
+        .filter_map(|choice| choice.resolve().ok())
+        .collect()
+}
+
+#[test]
+fn trains_on_a_gpu_and_resumes_across_devices() {
+    let gpus = gpu_devices();
+    if gpus.is_empty() {
+        eprintln!(
+            "skipped: no GPU device (runtimes in this build: {:?}; build with --features \
+             cuda or wgpu, and for wgpu without a GPU install Mesa's lavapipe, Debian's \
+             mesa-vulkan-drivers)",
+            kanon_tagger::device::compiled_runtimes()
+        );
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let pretrained = dir.path().join("pretrained");
+    let corpus = dir.path().join("corpus");
+    write_pretrained(&pretrained);
+    // Without dropout a step is the same arithmetic on every device: the runs can be compared.
+    let config_path = pretrained.join("config.json");
+    let mut hf: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    hf["hidden_dropout_prob"] = 0.0.into();
+    hf["attention_probs_dropout_prob"] = 0.0.into();
+    std::fs::write(&config_path, hf.to_string()).unwrap();
+    write_corpus(&corpus);
+    let config = TrainConfig {
+        epochs: 2,
+        checkpoint_every: 2,
+        ..config()
+    };
+    let train = |out: &str, device: &Device, resume: bool, stop_at: Option<usize>| {
+        let should_stop = move |step: usize| Some(step) == stop_at;
+        run(
+            &job(&pretrained, &corpus, &dir.path().join(out), &config),
+            &TrainOptions {
+                device: device.clone(),
+                resume,
+                should_stop: Some(&should_stop),
+            },
+            &NoProgress,
+        )
+        .unwrap()
+    };
+    let cpu = Device::flex();
+    let weights = |out: &str| {
+        let model = Tagger::load(&dir.path().join(out), &cpu).unwrap().model;
+        model
+            .classifier
+            .weight
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    };
+    let max_difference = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max)
+    };
+    let on_cpu = train("cpu", &cpu, false, None);
+    for gpu in gpus {
+        let name = kanon_tagger::device::describe(&gpu);
+        eprintln!("training on {name}");
+        let on_gpu = train("gpu", &gpu, false, None);
+        assert_eq!(on_gpu.steps, on_cpu.steps, "{name}");
+        assert!(
+            (on_gpu.first_loss - on_cpu.first_loss).abs() < 1e-4 * on_cpu.first_loss.abs(),
+            "{name}: first loss {} on the GPU, {} on the CPU",
+            on_gpu.first_loss,
+            on_cpu.first_loss
+        );
+        let difference = max_difference(&weights("gpu"), &weights("cpu"));
+        assert!(difference < 1e-3, "{name}: weights differ by {difference}");
+
+        // A run interrupted on the CPU resumes on the GPU, and one interrupted on the GPU
+        // resumes on the CPU: the state files are the same.
+        for (first, second, out) in [(&cpu, &gpu, "cpu-then-gpu"), (&gpu, &cpu, "gpu-then-cpu")] {
+            let part = train(out, first, false, Some(3));
+            assert!(
+                part.interrupted && part.steps == 3,
+                "{name} {out}: {part:?}"
+            );
+            let rest = train(out, second, true, None);
+            assert_eq!(rest.resumed_at_step, Some(3), "{name} {out}");
+            let difference = max_difference(&weights(out), &weights("cpu"));
+            assert!(
+                difference < 1e-3,
+                "{name} {out}: weights differ by {difference}"
+            );
+        }
+
+        // The trained model predicts on the GPU what it predicts on the CPU.
+        let text = "lilian albano was born in vienna in 1992 and works in paris .";
+        let on_cpu_spans = Tagger::load(&dir.path().join("gpu"), &cpu)
+            .unwrap()
+            .predict(text)
+            .unwrap();
+        let on_gpu_spans = Tagger::load(&dir.path().join("gpu"), &gpu)
+            .unwrap()
+            .predict(text)
+            .unwrap();
+        assert_eq!(on_cpu_spans.len(), on_gpu_spans.len(), "{name}");
+        for ((a, type_a, p), (b, type_b, q)) in on_cpu_spans.iter().zip(&on_gpu_spans) {
+            assert_eq!((a, type_a), (b, type_b), "{name}");
+            assert!((p - q).abs() < 1e-4, "{name}: {p} vs {q}");
+        }
+        for out in ["gpu", "cpu-then-gpu", "gpu-then-cpu"] {
+            std::fs::remove_dir_all(dir.path().join(out)).unwrap();
+        }
+    }
 }

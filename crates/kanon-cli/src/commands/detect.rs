@@ -7,9 +7,11 @@ use kanon_detect::job::{Method, MethodJob, MethodName, run as detect_with_method
 use kanon_detect::reid::ReidModelJob;
 use kanon_tagger::classifier::ClassifierConfig;
 use kanon_tagger::detect::{DetectConfig, DetectJob, run as detect};
+use kanon_tagger::device::DeviceChoice;
 
 use crate::cli::DetectArgs;
 use crate::progress::Bars;
+use kanon_core::Progress;
 
 pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     check_method_options(args)?;
@@ -44,8 +46,13 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         config,
         shard: args.shard,
     };
+    let device = args.device.resolve()?;
     let bars = Bars::new();
-    let summary = detect(&job, &bars)?;
+    bars.message(&format!(
+        "detecting on {}",
+        kanon_tagger::device::describe(&device)
+    ));
+    let summary = detect(&job, &device, &bars)?;
     bars.finish();
     write!(out, "{}", summary.render())?;
     Ok(())
@@ -67,6 +74,12 @@ fn check_method_options(args: &DetectArgs) -> Result<()> {
         ("--llm-threads", args.llm_threads.is_some(), IcThreshold),
         ("--budget", args.budget.is_some(), Idf),
     ];
+    if args.method != MethodName::Tagger && args.device != DeviceChoice::Auto {
+        bail!(
+            "--device is an option of --method tagger; --method {} runs on the CPU",
+            args.method
+        );
+    }
     if let Some((option, _, owner)) = owned_by
         .iter()
         .find(|(_, given, owner)| *given && *owner != args.method)

@@ -43,6 +43,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         until: args.until,
         force: args.force,
         should_stop: Some(&should_stop),
+        device: args.device,
     };
 
     let bars = (!args.quiet && args.log_format == LogFormat::Text).then(Bars::new);

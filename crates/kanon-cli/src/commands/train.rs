@@ -7,6 +7,7 @@ use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, run as train};
 
 use crate::cli::TrainArgs;
 use crate::progress::Bars;
+use kanon_core::Progress;
 
 pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     let mut config = match &args.config {
@@ -38,11 +39,17 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     // second one quits at once.
     let interrupted = super::stop_on_ctrl_c()?;
     let should_stop = move |_step: usize| interrupted.load(Ordering::SeqCst);
+    let device = args.device.resolve()?;
     let options = TrainOptions {
+        device,
         resume: args.resume,
         should_stop: Some(&should_stop),
     };
     let bars = Bars::new();
+    bars.message(&format!(
+        "training on {}",
+        kanon_tagger::device::describe(&options.device)
+    ));
     let report = train(&job, &options, &bars)?;
     bars.finish();
     write!(out, "{}", report.render(&args.out))?;

@@ -1,0 +1,253 @@
+//! Where the tagger runs: the CPU, a CUDA GPU or a wgpu device (Vulkan on Linux), chosen by name
+//! (`--device cpu|cuda[:N]|wgpu[:N]|auto`).
+//!
+//! Every model, training and inference path takes a burn [`Device`] and is the same code on each;
+//! this module only turns the user's choice into one. A build has the CPU always, CUDA with the
+//! `cuda` feature and wgpu (WGSL kernels on Vulkan, Metal or DX12) with `wgpu`; naming a device the
+//! build lacks, or one the machine lacks, is an error that says which.
+//!
+//! ```
+//! use kanon_tagger::device::DeviceChoice;
+//!
+//! let choice: DeviceChoice = "cuda:1".parse().unwrap();
+//! assert_eq!(choice, DeviceChoice::Cuda(1));
+//! assert_eq!(choice.to_string(), "cuda:1");
+//! // The CPU is always there.
+//! let cpu = DeviceChoice::Cpu.resolve().unwrap();
+//! assert!(kanon_tagger::device::is_cpu(&cpu));
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use burn::tensor::Device;
+
+use crate::{Error, Result};
+
+/// A device as the user names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// The first CUDA GPU, else the first wgpu device that is a real card (not a software renderer
+    /// such as Mesa's lavapipe), else the CPU.
+    #[default]
+    Auto,
+    /// burn's Flex backend: every core, no GPU.
+    Cpu,
+    /// The CUDA GPU of this index (`cuda` is `cuda:0`).
+    Cuda(usize),
+    /// The wgpu device of this index on the graphics API wgpu picks (Vulkan on Linux): discrete
+    /// GPUs first, then integrated, virtual and software ones (`wgpu` is `wgpu:0`).
+    Wgpu(usize),
+}
+
+impl fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceChoice::Auto => f.write_str("auto"),
+            DeviceChoice::Cpu => f.write_str("cpu"),
+            DeviceChoice::Cuda(index) => write!(f, "cuda:{index}"),
+            DeviceChoice::Wgpu(index) => write!(f, "wgpu:{index}"),
+        }
+    }
+}
+
+impl FromStr for DeviceChoice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let invalid = || {
+            Error::Setting(format!(
+                "unknown device {s:?}: expected auto, cpu, cuda[:N] or wgpu[:N]"
+            ))
+        };
+        let (name, index) = match s.split_once(':') {
+            Some((name, index)) => (name, Some(index.parse::<usize>().map_err(|_| invalid())?)),
+            None => (s, None),
+        };
+        match (name.to_ascii_lowercase().as_str(), index) {
+            ("auto", None) => Ok(DeviceChoice::Auto),
+            ("cpu", None) => Ok(DeviceChoice::Cpu),
+            ("cuda", index) => Ok(DeviceChoice::Cuda(index.unwrap_or(0))),
+            ("wgpu", index) => Ok(DeviceChoice::Wgpu(index.unwrap_or(0))),
+            _ => Err(invalid()),
+        }
+    }
+}
+
+/// The GPU runtimes this build has, by name: `["cuda", "wgpu"]` in a build with both features.
+pub fn compiled_runtimes() -> Vec<&'static str> {
+    let mut runtimes = Vec::new();
+    if cfg!(feature = "cuda") {
+        runtimes.push("cuda");
+    }
+    if cfg!(feature = "wgpu") {
+        runtimes.push("wgpu");
+    }
+    runtimes
+}
+
+/// Whether `device` is the CPU backend (autodiff or not).
+pub fn is_cpu(device: &Device) -> bool {
+    *device == Device::flex()
+}
+
+impl DeviceChoice {
+    /// The burn device this choice names on this machine.
+    pub fn resolve(self) -> Result<Device> {
+        match self {
+            DeviceChoice::Cpu => Ok(Device::flex()),
+            DeviceChoice::Cuda(index) => cuda(index),
+            DeviceChoice::Wgpu(index) => wgpu(index),
+            DeviceChoice::Auto => Ok(best_available()),
+        }
+    }
+}
+
+/// The device `auto` picks (see [`DeviceChoice::Auto`]).
+pub fn best_available() -> Device {
+    #[cfg(feature = "cuda")]
+    if let Some(device) = cuda_devices().into_iter().next() {
+        return device;
+    }
+    #[cfg(feature = "wgpu")]
+    {
+        // A software renderer has no card behind it; the CPU backend beats it by far.
+        let card = wgpu_devices().into_iter().find(|device| {
+            device
+                .identity()
+                .is_some_and(|identity| identity.physical.is_some())
+        });
+        if let Some(device) = card {
+            return device;
+        }
+    }
+    Device::flex()
+}
+
+/// What a device is, for a log line: `cuda:0 (NVIDIA H100 PCIe, ptx_sm90)`, `cpu`.
+pub fn describe(device: &Device) -> String {
+    if is_cpu(device) {
+        return format!("cpu ({} threads)", rayon::current_num_threads());
+    }
+    #[cfg(any(feature = "cuda", feature = "wgpu"))]
+    if let Some(identity) = device.identity() {
+        return format!("{} ({})", identity.name, identity.fingerprint);
+    }
+    format!("{device:?}")
+}
+
+#[cfg(feature = "cuda")]
+fn cuda_devices() -> Vec<Device> {
+    Device::enumerate(burn::tensor::DeviceType::Cuda)
+        .into_iter()
+        .collect()
+}
+
+#[cfg(feature = "wgpu")]
+fn wgpu_devices() -> Vec<Device> {
+    Device::enumerate(burn::tensor::DeviceType::Wgpu)
+        .into_iter()
+        .collect()
+}
+
+fn cuda(index: usize) -> Result<Device> {
+    #[cfg(feature = "cuda")]
+    {
+        let devices = cuda_devices();
+        devices.get(index).cloned().ok_or_else(|| {
+            Error::Setting(format!(
+                "--device cuda:{index}: this machine has {} CUDA device(s){}",
+                devices.len(),
+                if devices.is_empty() {
+                    " (no NVIDIA driver found: libcuda.so cannot be loaded)"
+                } else {
+                    ""
+                }
+            ))
+        })
+    }
+    #[cfg(not(feature = "cuda"))]
+    Err(not_compiled("cuda", index))
+}
+
+fn wgpu(index: usize) -> Result<Device> {
+    #[cfg(feature = "wgpu")]
+    {
+        let devices = wgpu_devices();
+        devices.get(index).cloned().ok_or_else(|| {
+            Error::Setting(format!(
+                "--device wgpu:{index}: this machine has {} wgpu device(s){}",
+                devices.len(),
+                if devices.is_empty() {
+                    " (on Linux: is the Vulkan loader, libvulkan.so.1, and a Vulkan driver installed?)"
+                } else {
+                    ""
+                }
+            ))
+        })
+    }
+    #[cfg(not(feature = "wgpu"))]
+    Err(not_compiled("wgpu", index))
+}
+
+#[allow(dead_code)] // Unused in a build with every GPU feature.
+fn not_compiled(runtime: &str, index: usize) -> Error {
+    Error::Setting(format!(
+        "--device {runtime}:{index}: this kanon was built without the `{runtime}` feature; \
+         build it with `cargo build --release -p kanon-cli --features {runtime}` (README, \
+         \"Training on a GPU\")"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for name in ["auto", "cpu", "cuda:0", "cuda:3", "wgpu:0", "wgpu:2"] {
+            let choice: DeviceChoice = name.parse().unwrap();
+            assert_eq!(choice.to_string(), name);
+        }
+        assert_eq!(
+            "CUDA".parse::<DeviceChoice>().unwrap(),
+            DeviceChoice::Cuda(0)
+        );
+        assert_eq!(
+            "wgpu".parse::<DeviceChoice>().unwrap(),
+            DeviceChoice::Wgpu(0)
+        );
+    }
+
+    #[test]
+    fn bad_names_say_what_is_expected() {
+        for name in ["gpu", "vulkan", "cuda:x", "cpu:1", "auto:0", ""] {
+            let err = name.parse::<DeviceChoice>().unwrap_err().to_string();
+            assert!(
+                err.contains("expected auto, cpu, cuda[:N]"),
+                "{name}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_runtime_the_build_lacks_is_refused_by_name() {
+        if !cfg!(feature = "cuda") {
+            let err = DeviceChoice::Cuda(0).resolve().unwrap_err().to_string();
+            assert!(err.contains("built without the `cuda` feature"), "{err}");
+        }
+        if !cfg!(feature = "wgpu") {
+            let err = DeviceChoice::Wgpu(0).resolve().unwrap_err().to_string();
+            assert!(err.contains("built without the `wgpu` feature"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_cpu_is_always_there() {
+        assert!(is_cpu(&DeviceChoice::Cpu.resolve().unwrap()));
+        assert!(is_cpu(&Device::flex().autodiff()));
+        if compiled_runtimes().is_empty() {
+            assert!(is_cpu(&DeviceChoice::Auto.resolve().unwrap()));
+        }
+    }
+}
