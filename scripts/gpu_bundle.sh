@@ -69,7 +69,8 @@ EOF
 fi
 
 if [[ ",$features," == *",wgpu,"* ]]; then
-    loader="$(ldconfig -p | awk '/libvulkan\.so\.1 .*x86-64/ {print $NF; exit}')"
+    # awk reads to the end: an early exit would kill ldconfig with SIGPIPE, fatal under pipefail.
+    loader="$(ldconfig -p | awk '/libvulkan\.so\.1 .*x86-64/ && !found {print $NF; found = 1}')"
     if [ -n "$loader" ]; then
         cp -L "$loader" "$tmp/lib/libvulkan.so.1"
     else
