@@ -124,7 +124,7 @@ pub fn best_available() -> Device {
     Device::flex()
 }
 
-/// What a device is, for a log line: `cuda:0 (NVIDIA H100 PCIe, ptx_sm90)`, `cpu`.
+/// What a device is, for a log line: `NVIDIA H100 PCIe (ptx_sm90)`, `cpu (16 threads)`.
 pub fn describe(device: &Device) -> String {
     if is_cpu(device) {
         return format!("cpu ({} threads)", rayon::current_num_threads());

@@ -11,7 +11,6 @@ use kanon_tagger::device::DeviceChoice;
 
 use crate::cli::DetectArgs;
 use crate::progress::Bars;
-use kanon_core::Progress;
 
 pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     check_method_options(args)?;
@@ -48,10 +47,7 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     };
     let device = args.device.resolve()?;
     let bars = Bars::new();
-    bars.message(&format!(
-        "detecting on {}",
-        kanon_tagger::device::describe(&device)
-    ));
+    super::announce_device("detecting", &device);
     let summary = detect(&job, &device, &bars)?;
     bars.finish();
     write!(out, "{}", summary.render())?;

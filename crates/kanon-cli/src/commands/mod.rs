@@ -154,3 +154,12 @@ fn truth(truth: Option<&str>) -> kanon_eval::job::Truth {
         },
     }
 }
+
+/// Where the model runs, on stderr before the work starts (stdout is the command's report, and
+/// the progress bars are hidden where stderr is not a terminal).
+fn announce_device(action: &str, device: &burn::tensor::Device) {
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("{action} on {}", kanon_tagger::device::describe(device));
+    }
+}

@@ -7,7 +7,6 @@ use kanon_tagger::train::{TrainConfig, TrainJob, TrainOptions, run as train};
 
 use crate::cli::TrainArgs;
 use crate::progress::Bars;
-use kanon_core::Progress;
 
 pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     let mut config = match &args.config {
@@ -46,10 +45,7 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
         should_stop: Some(&should_stop),
     };
     let bars = Bars::new();
-    bars.message(&format!(
-        "training on {}",
-        kanon_tagger::device::describe(&options.device)
-    ));
+    super::announce_device("training", &options.device);
     let report = train(&job, &options, &bars)?;
     bars.finish();
     write!(out, "{}", report.render(&args.out))?;
