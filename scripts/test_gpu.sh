@@ -6,7 +6,8 @@
 #   - train a tiny BERT on the first CUDA and the first wgpu device, against the same run on the
 #     CPU (losses, weights), resume a run interrupted on the CPU on the GPU and back, and predict
 #     the same spans on both. Mesa's lavapipe (Debian's mesa-vulkan-drivers) stands in for a GPU
-#     where there is none; with no device at all the test says it skipped.
+#     where there is none; with no device at all the test says it skipped (it fails instead when
+#     KANON_REQUIRE_GPU_DEVICE is set, as .ci/run sets it).
 #
 #   scripts/test_gpu.sh            # both features
 #   KANON_GPU_FEATURES=wgpu scripts/test_gpu.sh
