@@ -152,42 +152,43 @@ fn wgpu_devices() -> Vec<Device> {
 
 fn cuda(index: usize) -> Result<Device> {
     #[cfg(feature = "cuda")]
-    {
-        let devices = cuda_devices();
-        devices.get(index).cloned().ok_or_else(|| {
-            Error::Setting(format!(
-                "--device cuda:{index}: this machine has {} CUDA device(s){}",
-                devices.len(),
-                if devices.is_empty() {
-                    " (no NVIDIA driver found: libcuda.so cannot be loaded)"
-                } else {
-                    ""
-                }
-            ))
-        })
-    }
+    return pick(
+        cuda_devices(),
+        "cuda",
+        index,
+        "no NVIDIA driver found: libcuda.so cannot be loaded",
+    );
     #[cfg(not(feature = "cuda"))]
     Err(not_compiled("cuda", index))
 }
 
 fn wgpu(index: usize) -> Result<Device> {
     #[cfg(feature = "wgpu")]
-    {
-        let devices = wgpu_devices();
-        devices.get(index).cloned().ok_or_else(|| {
-            Error::Setting(format!(
-                "--device wgpu:{index}: this machine has {} wgpu device(s){}",
-                devices.len(),
-                if devices.is_empty() {
-                    " (on Linux: is the Vulkan loader, libvulkan.so.1, and a Vulkan driver installed?)"
-                } else {
-                    ""
-                }
-            ))
-        })
-    }
+    return pick(
+        wgpu_devices(),
+        "wgpu",
+        index,
+        "on Linux: is the Vulkan loader, libvulkan.so.1, and a Vulkan driver installed?",
+    );
     #[cfg(not(feature = "wgpu"))]
     Err(not_compiled("wgpu", index))
+}
+
+/// Device `index` of a runtime's `devices`, or an error saying how many there are (and, when
+/// there are none, `none_hint`).
+#[cfg(any(feature = "cuda", feature = "wgpu"))]
+fn pick(devices: Vec<Device>, runtime: &str, index: usize, none_hint: &str) -> Result<Device> {
+    let count = devices.len();
+    devices.into_iter().nth(index).ok_or_else(|| {
+        let hint = if count == 0 {
+            format!(" ({none_hint})")
+        } else {
+            String::new()
+        };
+        Error::Setting(format!(
+            "--device {runtime}:{index}: this machine has {count} {runtime} device(s){hint}"
+        ))
+    })
 }
 
 #[allow(dead_code)] // Unused in a build with every GPU feature.

@@ -54,6 +54,18 @@ fn write_corpus(dir: &Path) {
     std::fs::write(dir.join("manifest.json"), r#"{"corpus_format_version": 1}"#).unwrap();
 }
 
+/// The trained classifier head's weights of the checkpoint in `dir`, loaded on `device`.
+fn classifier_weights(dir: &Path, device: &Device) -> Vec<f32> {
+    let model = Tagger::load(dir, device).unwrap().model;
+    model
+        .classifier
+        .weight
+        .val()
+        .into_data()
+        .try_to_vec::<f32>()
+        .unwrap()
+}
+
 /// A training job on the tiny pretrained model.
 fn job(pretrained: &Path, corpus: &Path, out: &Path, config: &TrainConfig) -> TrainJob {
     TrainJob {
@@ -148,16 +160,7 @@ fn trains_saves_and_reloads_deterministically() {
         &NoProgress,
     )
     .unwrap();
-    let weights = |dir: &Path| {
-        let model = Tagger::load(dir, &device).unwrap().model;
-        model
-            .classifier
-            .weight
-            .val()
-            .into_data()
-            .try_to_vec::<f32>()
-            .unwrap()
-    };
+    let weights = |dir: &Path| classifier_weights(dir, &device);
     assert_eq!(weights(&out), weights(&again));
 }
 
@@ -241,16 +244,7 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
     assert!(!resume_dir(&parts).exists());
 
     let device = Device::flex();
-    let weights = |dir: &Path| {
-        let model = Tagger::load(dir, &device).unwrap().model;
-        model
-            .classifier
-            .weight
-            .val()
-            .into_data()
-            .try_to_vec::<f32>()
-            .unwrap()
-    };
+    let weights = |dir: &Path| classifier_weights(dir, &device);
     assert_eq!(weights(&whole), weights(&parts));
 }
 
@@ -344,16 +338,7 @@ fn trains_on_a_gpu_and_resumes_across_devices() {
         .unwrap()
     };
     let cpu = Device::flex();
-    let weights = |out: &str| {
-        let model = Tagger::load(&dir.path().join(out), &cpu).unwrap().model;
-        model
-            .classifier
-            .weight
-            .val()
-            .into_data()
-            .try_to_vec::<f32>()
-            .unwrap()
-    };
+    let weights = |out: &str| classifier_weights(&dir.path().join(out), &cpu);
     let max_difference = |a: &[f32], b: &[f32]| {
         a.iter()
             .zip(b)
