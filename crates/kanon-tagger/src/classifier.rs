@@ -469,9 +469,7 @@ pub fn train(
     }
 
     let device = options.device.clone().autodiff();
-    device.seed(config.seed);
-    // The fresh head is drawn on the CPU whatever the device (see `load_pretrained`).
-    Device::flex().seed(config.seed);
+    crate::device::seed(&device, config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, classes.len(), &device)?;
     let optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)

@@ -91,6 +91,16 @@ pub fn is_cpu(device: &Device) -> bool {
     *device == Device::flex()
 }
 
+/// Seeds the random streams a run on `device` draws from: the device's own (dropout) and, on a
+/// GPU, the CPU's too, where [`crate::weights::load_pretrained`] draws fresh parameters so that a
+/// seed gives the same initial model on every device.
+pub fn seed(device: &Device, seed: u64) {
+    device.seed(seed);
+    if !is_cpu(device) {
+        Device::flex().seed(seed);
+    }
+}
+
 impl DeviceChoice {
     /// The burn device this choice names on this machine.
     pub fn resolve(self) -> Result<Device> {

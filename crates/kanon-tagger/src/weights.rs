@@ -61,10 +61,10 @@ pub fn load_pretrained(
     // The fresh classifier is drawn on the CPU, whatever the device: each backend has its own
     // random stream, and a seed must give the same initial model on every device.
     let on_cpu = crate::device::is_cpu(device);
-    let init_device = match (on_cpu, device.is_autodiff()) {
-        (true, _) => device.clone(),
-        (false, true) => Device::flex().autodiff(),
-        (false, false) => Device::flex(),
+    let init_device = if device.is_autodiff() {
+        Device::flex().autodiff()
+    } else {
+        Device::flex()
     };
     let mut model = config.init(&init_device);
     let path = dir.join("model.safetensors");
