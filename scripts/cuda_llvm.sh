@@ -24,12 +24,14 @@ marker="$standin/.tracel-llvm-installed"
 real_config="/usr/lib/llvm-$llvm_major/bin/llvm-config"
 
 if [ "${1:-}" = "--check" ]; then
-    [ -f "$marker" ] && [ -x "$standin/bin/llvm-config" ] && [ -x "$real_config" ]
+    [ -f "$marker" ] && [ -x "$standin/bin/llvm-config" ] && [ -x "$real_config" ] &&
+        [ -f "/usr/lib/llvm-$llvm_major/lib/libLLVMCore.a" ]
     exit $?
 fi
 
 packages=()
-[ -x "$real_config" ] || packages+=("llvm-$llvm_major-dev")
+# The static libraries, not llvm-config: that comes with the `llvm-22` package alone.
+[ -f "/usr/lib/llvm-$llvm_major/lib/libLLVMCore.a" ] || packages+=("llvm-$llvm_major-dev")
 # `llvm-config --libs` lists Polly's archives, and the system libraries name zstd.
 compgen -G "/usr/lib/llvm-$llvm_major/lib/libPolly*.a" >/dev/null || packages+=("libpolly-$llvm_major-dev")
 compgen -G "/usr/lib/*/libzstd.so" >/dev/null || compgen -G "/usr/lib/libzstd.so" >/dev/null ||
