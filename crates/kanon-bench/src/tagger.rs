@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use burn::optim::AdamWConfig;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use kanon_core::PathContext;
 use kanon_core::io::read_documents;
@@ -16,6 +15,7 @@ use kanon_models::resolve_pretrained;
 use kanon_tagger::checkpoint::LabelsFile;
 use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::{Batch, Windowing};
+use kanon_tagger::optim::FusedAdamW;
 use kanon_tagger::train::train_step;
 use kanon_tagger::weights::load_pretrained;
 use kanon_tagger::{LabelScheme, Tagger};
@@ -272,7 +272,7 @@ fn training(args: &TaggerBench) -> Result<TrainingFigures> {
     let device = Device::flex().autodiff();
     device.seed(0);
     let (config, mut model) = load_pretrained(&pretrained, labels, &device)?;
-    let mut optimizer = AdamWConfig::new().with_weight_decay(0.01).init();
+    let mut optimizer = FusedAdamW::new(0.01).init();
     // A fixed batch of random pieces and labels: the same shape and work as a full batch of the
     // training corpus, identical for the PyTorch script.
     let (batch, seq) = (args.batch, args.seq);

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::optim::AdamWConfig;
 use burn::optim::{GradientsParams, ModuleOptimizer};
+
+use crate::optim::FusedAdamW;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -471,9 +472,7 @@ pub fn train(
     let device = options.device.clone().autodiff();
     crate::device::seed(&device, config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, classes.len(), &device)?;
-    let optimizer = AdamWConfig::new()
-        .with_weight_decay(config.weight_decay)
-        .init();
+    let optimizer = FusedAdamW::new(config.weight_decay).init();
     let state_dir = resume_dir(&job.out);
     let (mut state, mut model, mut optimizer) = if has_state(&state_dir) {
         if !options.resume {

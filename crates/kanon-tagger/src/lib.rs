@@ -6,7 +6,7 @@
 //! - [`labels`]: the label schemes (typed BIO over TAB's eight entity types, or `MASK`);
 //!   [`data`]: tokenisation with character offsets, span ↔ word-piece label alignment, windows and
 //!   their merge, tidying of decoded spans; [`dataset`]: training windows and batches.
-//! - [`train`]: a [`train::TrainJob`] (AdamW, warm-up and decay, dev F1 each epoch, early stopping,
+//! - [`train`]: a [`train::TrainJob`] (AdamW, fused on the CPU by [`optim`], warm-up and decay, dev F1 each epoch, early stopping,
 //!   resumable state); [`checkpoint`]: the directory it writes (config beside weights, versioned
 //!   labels file).
 //! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
@@ -44,6 +44,7 @@ pub mod inference;
 pub mod kernels;
 pub mod labels;
 pub mod model;
+pub mod optim;
 #[doc(hidden)]
 pub mod testing;
 pub mod train;

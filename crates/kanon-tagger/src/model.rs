@@ -12,12 +12,13 @@ use burn::nn::{
     LinearConfig,
 };
 use burn::tensor::activation::softmax;
-use burn::tensor::{Bool, Device, Int, Tensor};
+use burn::tensor::ops::AttentionModuleOptions;
+use burn::tensor::{Bool, Device, Int, Tensor, module};
 use kanon_core::PathContext;
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::kernels::gelu;
+use crate::kernels::{dropout, gelu};
 
 /// The shape of a BERT encoder and its tagging head.
 #[derive(Config, Debug, PartialEq)]
@@ -122,7 +123,7 @@ impl BertConfig {
                 .with_epsilon(self.layer_norm_eps)
                 .init(device)
         };
-        let dropout = || DropoutConfig::new(self.hidden_dropout_prob).init();
+        let new_dropout = || DropoutConfig::new(self.hidden_dropout_prob).init();
         BertTagger {
             embeddings: BertEmbeddings {
                 word_embeddings: EmbeddingConfig::new(self.vocab_size, self.hidden_size)
@@ -135,7 +136,7 @@ impl BertConfig {
                 token_type_embeddings: EmbeddingConfig::new(self.type_vocab_size, self.hidden_size)
                     .init(device),
                 layer_norm: norm(),
-                dropout: dropout(),
+                dropout: new_dropout(),
             },
             layers: (0..self.num_hidden_layers)
                 .map(|_| BertLayer {
@@ -152,11 +153,11 @@ impl BertConfig {
                     output: LinearConfig::new(self.intermediate_size, self.hidden_size)
                         .init(device),
                     output_norm: norm(),
-                    dropout: dropout(),
+                    dropout: new_dropout(),
                 })
                 .collect(),
             classifier: LinearConfig::new(self.hidden_size, self.num_labels).init(device),
-            dropout: dropout(),
+            dropout: new_dropout(),
         }
     }
 }
@@ -181,30 +182,48 @@ pub struct BertLayer {
 }
 
 impl BertLayer {
-    /// `[batch, seq, hidden]` → `[batch, seq, hidden]`; `padding` is `[batch, seq]`, true on padding.
-    pub fn forward(&self, hidden: Tensor<3>, padding: Tensor<2, Bool>) -> Tensor<3> {
+    /// `[batch, seq, hidden]` → `[batch, seq, hidden]`, padding masked out of attention.
+    pub fn forward(&self, hidden: Tensor<3>, padding: &PaddingMask) -> Tensor<3> {
         let attended = self_attention(&self.attention, hidden.clone(), padding);
         let hidden = self
             .attention_norm
-            .forward(self.dropout.forward(attended) + hidden);
+            .forward(dropout(&self.dropout, attended) + hidden);
         let intermediate = gelu(linear_rows(&self.intermediate, hidden.clone()));
-        let output = self
-            .dropout
-            .forward(linear_rows(&self.output, intermediate));
+        let output = dropout(&self.dropout, linear_rows(&self.output, intermediate));
         self.output_norm.forward(output + hidden)
     }
 }
 
+/// The padding of a batch in the shape each attention path wants, built once per forward pass
+/// and shared by every layer.
+#[derive(Debug, Clone)]
+pub struct PaddingMask {
+    /// `[batch, 1, 1, seq]`, true on padding: broadcast over heads and query rows.
+    keys: Tensor<4, Bool>,
+    /// `[batch, 1, seq, seq]`, true on padding keys: what burn's fused attention op reads
+    /// (broadcast over heads only). Built at inference on the CPU, where that op runs.
+    fused: Option<Tensor<4, Bool>>,
+}
+
+impl PaddingMask {
+    /// `padding` is `[batch, seq]`, true on padding positions. `fused` asks for the layout of
+    /// burn's fused attention op (inference only: it has no dropout and no backward pass).
+    pub fn new(padding: Tensor<2, Bool>, fused: bool) -> Self {
+        let [batch, seq] = padding.dims();
+        let keys = padding.reshape([batch, 1, 1, seq]);
+        let fused = fused.then(|| keys.clone().expand([batch, 1, seq, seq]));
+        Self { keys, fused }
+    }
+}
+
 /// Burn's multi-head self-attention with a padding mask, its projections run as [`linear_rows`].
-/// Same weights, same operations (scores scaled by 1/√d_k, padding filled with `min_float`,
-/// softmax, attention dropout) as `MultiHeadAttention::forward`.
+/// Same weights and operations (scores scaled by 1/√d_k, padding masked, softmax, attention
+/// dropout) as `MultiHeadAttention::forward`; at inference on the CPU, the scores, mask,
+/// softmax and weighted sum are burn's fused `attention` op (one pass per head over all cores,
+/// no `[batch, heads, seq, seq]` tensors between steps), as Hugging Face's BERT uses SDPA.
 ///
-/// `[batch, seq, hidden]` and `[batch, seq]` (true on padding) → `[batch, seq, hidden]`.
-fn self_attention(
-    mha: &MultiHeadAttention,
-    hidden: Tensor<3>,
-    padding: Tensor<2, Bool>,
-) -> Tensor<3> {
+/// `[batch, seq, hidden]` → `[batch, seq, hidden]`.
+fn self_attention(mha: &MultiHeadAttention, hidden: Tensor<3>, padding: &PaddingMask) -> Tensor<3> {
     let [batch, seq, d_model] = hidden.dims();
     let heads = |linear: &Linear| {
         linear_rows(linear, hidden.clone())
@@ -212,16 +231,27 @@ fn self_attention(
             .swap_dims(1, 2)
     };
     let (query, key, value) = (heads(&mha.query), heads(&mha.key), heads(&mha.value));
-    let scores = query
-        .matmul(key.transpose())
-        .div_scalar((mha.d_k as f32).sqrt())
-        .mask_fill(padding.reshape([batch, 1, 1, seq]), mha.min_float);
-    let weights = mha.dropout.forward(softmax(scores, 3));
-    let context = weights
-        .matmul(value)
-        .swap_dims(1, 2)
-        .reshape([batch, seq, d_model]);
-    linear_rows(&mha.output, context)
+    let context = match &padding.fused {
+        Some(mask) => module::attention(
+            query,
+            key,
+            value,
+            Some(mask.clone()),
+            None,
+            AttentionModuleOptions::default(),
+        ),
+        None => {
+            let scores = query
+                .matmul(key.transpose())
+                .div_scalar((mha.d_k as f32).sqrt())
+                .mask_fill(padding.keys.clone(), mha.min_float);
+            dropout(&mha.dropout, softmax(scores, 3)).matmul(value)
+        }
+    };
+    linear_rows(
+        &mha.output,
+        context.swap_dims(1, 2).reshape([batch, seq, d_model]),
+    )
 }
 
 /// A linear layer over every position at once: `[batch, seq, in]` → `[batch, seq, out]` as one
@@ -261,9 +291,12 @@ impl BertTagger {
         let embedded = e.word_embeddings.forward(input_ids)
             + e.position_embeddings.forward(positions)
             + e.token_type_embeddings.forward(token_types);
-        let mut hidden = e.dropout.forward(e.layer_norm.forward(embedded));
+        let mut hidden = dropout(&e.dropout, e.layer_norm.forward(embedded));
+        // burn's fused attention has no dropout and no backward pass: inference only.
+        let fused = !hidden.is_autodiff() && crate::device::is_cpu(&device);
+        let padding = PaddingMask::new(padding, fused);
         for layer in &self.layers {
-            hidden = layer.forward(hidden, padding.clone());
+            hidden = layer.forward(hidden, &padding);
         }
         hidden
     }
@@ -271,6 +304,6 @@ impl BertTagger {
     /// Label logits: `[batch, seq]` ids and padding → `[batch, seq, num_labels]`.
     pub fn forward(&self, input_ids: Tensor<2, Int>, padding: Tensor<2, Bool>) -> Tensor<3> {
         let hidden = self.encode(input_ids, padding);
-        linear_rows(&self.classifier, self.dropout.forward(hidden))
+        linear_rows(&self.classifier, dropout(&self.dropout, hidden))
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, OptimizerRecord};
+use burn::optim::{GradientsParams, ModuleOptimizer, OptimizerRecord};
 use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::inference::{Decision, Tagger};
 use crate::labels::LabelScheme;
 use crate::model::BertTagger;
+use crate::optim::FusedAdamW;
 use crate::weights::load_pretrained;
 
 /// Cross-entropy over the word pieces that carry a label, each weighted by its label's class weight:
@@ -456,9 +457,7 @@ pub fn run(
     let device = options.device.clone().autodiff();
     crate::device::seed(&device, config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, config.scheme.num_labels(), &device)?;
-    let optimizer = AdamWConfig::new()
-        .with_weight_decay(config.weight_decay)
-        .init();
+    let optimizer = FusedAdamW::new(config.weight_decay).init();
     let state_dir = resume_dir(out);
     let (mut state, mut model, mut optimizer) = if state_dir.join(STATE_FILE).exists() {
         if !options.resume {
