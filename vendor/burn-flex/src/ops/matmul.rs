@@ -261,7 +261,7 @@ fn matmul_2d_strided<T: GemmScalar>(lhs: FlexTensor, rhs: FlexTensor) -> FlexTen
     let rhs_ptr = unsafe { rhs_data.as_ptr().add(rhs.layout().start_offset()) };
 
     let out_shape = Shape::from(vec![m, n]);
-    let mut output = FlexTensor::empty(out_shape, T::dtype());
+    let mut output = uninit_output::<T>(out_shape);
     let out_data: &mut [T] = output.storage_mut();
 
     let parallelism = get_parallelism(m, n, k);
@@ -330,6 +330,23 @@ unsafe fn gemm_call<T: GemmScalar>(
     }
 }
 
+/// A matmul output that is not zeroed first: `gemm` is called with `read_dst = false`, so it
+/// writes every element (for `k == 0` too) before anything reads one. Zeroing it (`calloc`, or a
+/// `memset` of heap memory) cost a single-threaded pass over the output before each product and
+/// up to a quarter of a large GEMM's time.
+fn uninit_output<T: GemmScalar>(shape: Shape) -> FlexTensor {
+    let len = shape.num_elements();
+    let mut values: Vec<T> = Vec::with_capacity(len);
+    // SAFETY: `T` is a plain float (f32, f64, f16: every bit pattern is a value) and the GEMM
+    // overwrites all `len` elements before the tensor is read.
+    unsafe { values.set_len(len) };
+    FlexTensor::new(
+        Bytes::from_elems(values),
+        Layout::contiguous(shape),
+        T::dtype(),
+    )
+}
+
 /// Batched matmul: [B..., M, K] x [B..., K, N] -> [B..., M, N]
 /// Supports broadcasting on batch dimensions and strided (non-contiguous) inputs.
 fn matmul_batched_gemm<T: GemmScalar>(lhs: FlexTensor, rhs: FlexTensor) -> FlexTensor {
@@ -364,7 +381,7 @@ fn matmul_batched_gemm<T: GemmScalar>(lhs: FlexTensor, rhs: FlexTensor) -> FlexT
     out_dims.push(n);
     let out_shape = Shape::from(out_dims);
 
-    let mut output = FlexTensor::empty(out_shape, T::dtype());
+    let mut output = uninit_output::<T>(out_shape);
 
     let lhs_data: &[T] = lhs.storage();
     let rhs_data: &[T] = rhs.storage();
