@@ -506,7 +506,27 @@ const SOFTMAX_LANES: usize = 16;
 /// differently from a sequential one (within a few ulps).
 #[cfg(feature = "simd")]
 fn softmax_row_f32(row: &mut [f32], scale: f32, mask: Option<&[u8]>) {
-    pulp::Arch::new().dispatch(|| softmax_row_f32_impl(row, scale, mask));
+    pulp::Arch::new().dispatch(SoftmaxRow { row, scale, mask });
+}
+
+/// The arguments of [`softmax_row_f32`] as a `pulp::WithSimd` task: its `with_simd` is inlined
+/// into the function pulp compiles for each instruction set (a closure would be compiled once,
+/// for the baseline).
+#[cfg(feature = "simd")]
+struct SoftmaxRow<'a> {
+    row: &'a mut [f32],
+    scale: f32,
+    mask: Option<&'a [u8]>,
+}
+
+#[cfg(feature = "simd")]
+impl pulp::WithSimd for SoftmaxRow<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        softmax_row_f32_impl(self.row, self.scale, self.mask);
+    }
 }
 
 #[cfg(feature = "simd")]
