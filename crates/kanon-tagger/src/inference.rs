@@ -215,6 +215,14 @@ impl Tagger {
         texts: &[&str],
         token_budget: usize,
     ) -> Result<Vec<Vec<PredictedSpan>>> {
+        crate::kernels::on_pool(|| self.predict_pieces_here(texts, token_budget))
+    }
+
+    fn predict_pieces_here(
+        &self,
+        texts: &[&str],
+        token_budget: usize,
+    ) -> Result<Vec<Vec<PredictedSpan>>> {
         struct Pending {
             offsets: Vec<Span>,
             ranges: Vec<std::ops::Range<usize>>,

@@ -63,16 +63,18 @@ pub fn train_step(
     batch: &Batch,
     class_weights: &Tensor<1>,
 ) -> (BertTagger, f32) {
-    let logits = model.forward(batch.input_ids.clone(), batch.padding.clone());
-    let loss = masked_cross_entropy(
-        logits,
-        batch.targets.clone(),
-        batch.labeled.clone(),
-        class_weights.clone(),
-    );
-    let value = loss.clone().into_scalar::<f32>();
-    let grads = GradientsParams::from_grads(loss.backward(), &model);
-    (optimizer.step(learning_rate, model, grads), value)
+    crate::kernels::on_pool(|| {
+        let logits = model.forward(batch.input_ids.clone(), batch.padding.clone());
+        let loss = masked_cross_entropy(
+            logits,
+            batch.targets.clone(),
+            batch.labeled.clone(),
+            class_weights.clone(),
+        );
+        let value = loss.clone().into_scalar::<f32>();
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        (optimizer.step(learning_rate, model, grads), value)
+    })
 }
 
 /// The knobs of a training run (saved beside the weights as `train_config.json`). As a file, a
