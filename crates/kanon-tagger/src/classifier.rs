@@ -15,8 +15,6 @@ use std::time::Instant;
 
 use burn::module::Module;
 use burn::optim::{GradientsParams, ModuleOptimizer};
-
-use crate::optim::FusedAdamW;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -32,6 +30,7 @@ use crate::dataset::{Example, to_batch};
 use crate::encoder::mean_pooled;
 use crate::error::{Error, Result};
 use crate::model::{BertConfig, BertTagger};
+use crate::optim::FusedAdamW;
 use crate::train::{
     TrainOptions, has_state, load_saved_state, resume_dir, resume_error, save_state, step_seed,
 };

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 /// kernels, `gemm`'s, ours). Started from a thread outside the pool, each loop is handed to the
 /// pool while the caller sleeps until it ends: a futex round trip per operation, with a core idle
 /// meanwhile. Started from a worker, the worker takes its own share at once. The whole pass is
-/// one hand-over instead: 10–13 % faster inference. `work` must not wait on other rayon tasks
+/// one hand-over instead: 10–20 % faster inference (README, "Speed against PyTorch"). `work` must not wait on other rayon tasks
 /// through anything but rayon itself (a channel, a lock held across a parallel loop), which a
 /// tensor computation does not.
 pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
@@ -107,7 +107,8 @@ fn draw_seed(device: &burn::tensor::Device) -> u64 {
     (u64::from(draws[0].to_bits()) << 32) | u64::from(draws[1].to_bits())
 }
 
-fn host_values<const D: usize>(x: Tensor<D>) -> Vec<f32> {
+/// An f32 tensor of the CPU backend as its values (taking the buffer when the tensor is unshared).
+pub(crate) fn host_values<const D: usize>(x: Tensor<D>) -> Vec<f32> {
     x.into_data()
         .try_into_vec::<f32>()
         .expect("an f32 tensor of the CPU backend reads back as f32 values")

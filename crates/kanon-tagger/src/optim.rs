@@ -21,6 +21,8 @@ use burn::optim::{ModuleOptimizer, Optimizer};
 use burn::tensor::{DType, Device, Tensor, TensorData};
 use rayon::prelude::*;
 
+use crate::kernels::host_values;
+
 /// Elements per parallel task.
 const CHUNK: usize = 1 << 14;
 
@@ -183,12 +185,6 @@ impl Optimizer for FusedAdamW {
     fn to_device<const D: usize>(state: Self::State<D>, device: &Device) -> Self::State<D> {
         <AdamW as Optimizer>::to_device(state, device)
     }
-}
-
-fn host_values<const D: usize>(x: Tensor<D>) -> Vec<f32> {
-    x.into_data()
-        .try_into_vec::<f32>()
-        .expect("an f32 tensor of the CPU backend reads back as f32 values")
 }
 
 #[cfg(test)]
