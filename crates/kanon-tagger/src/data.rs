@@ -182,13 +182,17 @@ pub fn decode_spans(
     out
 }
 
-/// Spans as a person marks them: widened to whole words (a word piece inside "Mahabharata" masks
-/// the word) and joined when they overlap, or when only spaces separate two spans of one type
-/// ("Mahmoud" + "Ahmadinejad"), or a comma and spaces separate two dates ("June 5" + "1965").
-/// Neighbours of different types stay apart ("American" and "John Smith" are two mentions, as an
-/// annotator marks them); untyped spans (the mask scheme) join any neighbour. The joined span takes
-/// the type of its longest part and the length-weighted mean score. `spans` are character offsets
-/// into `text`, in order.
+/// Spans as a person marks them. Each span loses the punctuation a word piece dragged in at its
+/// edges ("Baltimore," → "Baltimore"), is widened to whole words (a word piece inside "Mahabharata"
+/// masks the word), to the currency sign before an amount ("$145 million") and to the full stop of
+/// an abbreviation ("U.S."); spans are joined when they overlap, or when only spaces separate two
+/// spans of one type ("Mahmoud" and "Ahmadinejad"), or a comma and spaces separate two dates ("June
+/// 5" and "1965"). Neighbours of different types stay apart ("American" and "John Smith" are two
+/// mentions, as an annotator marks them); untyped spans (the mask scheme) join any neighbour. The
+/// joined span takes the type of its longest part and the length-weighted mean score. Last, a span
+/// is cut into the mentions it holds ([`split_mentions`]: list items, a range's ends, a common noun
+/// before a name), and a PERSON part with a common noun in it becomes MISC. `spans` are character
+/// offsets into `text`, in order.
 pub fn tidy_spans(
     text: &str,
     spans: Vec<(Span, Option<EntityType>, f32)>,
@@ -196,14 +200,23 @@ pub fn tidy_spans(
     let chars: Vec<char> = text.chars().collect();
     let is_word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
     let mut out: Vec<(Span, Option<EntityType>, f32, usize)> = Vec::with_capacity(spans.len());
-    for (mut span, ty, score) in spans {
+    for (span, ty, score) in spans {
         if span.end > chars.len() || span.start >= span.end {
             continue;
         }
+        let Some(mut span) = trim_punctuation(&chars, span) else {
+            continue;
+        };
         while span.start > 0 && is_word(span.start) && is_word(span.start - 1) {
             span.start -= 1;
         }
         while span.end < chars.len() && is_word(span.end - 1) && is_word(span.end) {
+            span.end += 1;
+        }
+        if span.start > 0 && CURRENCY.contains(&chars[span.start - 1]) {
+            span.start -= 1;
+        }
+        if chars.get(span.end) == Some(&'.') && ends_in_abbreviation(&chars[span.start..span.end]) {
             span.end += 1;
         }
         let len = span.end - span.start;
@@ -231,9 +244,193 @@ pub fn tidy_spans(
         }
         out.push((span, ty, score, len));
     }
+    let chars = chars.as_slice();
     out.into_iter()
-        .map(|(span, ty, score, _)| (span, ty, score))
+        .flat_map(|(span, ty, score, _)| {
+            split_mentions(chars, span, ty)
+                .into_iter()
+                .map(move |part| {
+                    // Names are written capitalised: a mention with a common noun in it is
+                    // masked, but it is not a person.
+                    let common_noun =
+                        ty == Some(EntityType::Person) && has_common_noun(chars, part);
+                    let ty = if common_noun {
+                        Some(EntityType::Misc)
+                    } else {
+                        ty
+                    };
+                    (part, ty, score)
+                })
+        })
         .collect()
+}
+
+/// Words inside a name that are not capitalised ("University of Oslo", "Ludwig van Beethoven").
+const NAME_PARTICLES: [&str; 22] = [
+    "of", "the", "and", "for", "on", "in", "at", "de", "del", "della", "di", "da", "do", "dos",
+    "du", "la", "le", "van", "von", "der", "y", "al",
+];
+
+/// Whether a word of `span` begins in lower case and is no name particle ("actor", not "van").
+fn has_common_noun(chars: &[char], span: Span) -> bool {
+    let text: String = chars[span.start..span.end].iter().collect();
+    text.split_whitespace().any(|word| {
+        let first = word.chars().find(|c| c.is_alphabetic());
+        let folded = word
+            .to_lowercase()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_owned();
+        first.is_some_and(char::is_lowercase) && !NAME_PARTICLES.contains(&folded.as_str())
+    })
+}
+
+/// The mentions within one tidied span: a list or range splits at its separators ("Vichy, Allier",
+/// "1888 – 1952"), a bracket starts or ends one, and a common noun and a name are two mentions
+/// ("British actor" + "Charles Quartermaine"). Dates keep "June 5, 1965" together.
+fn split_mentions(chars: &[char], span: Span, ty: Option<EntityType>) -> Vec<Span> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Case {
+        Upper,
+        Lower,
+        Neutral,
+    }
+    let mut tokens: Vec<Span> = Vec::new();
+    let mut i = span.start;
+    while i < span.end {
+        if chars[i].is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < span.end && !chars[i].is_whitespace() {
+            i += 1;
+        }
+        tokens.push(Span::new(start, i));
+    }
+    let text = |s: Span| -> String { chars[s.start..s.end].iter().collect() };
+    let case_of = |s: Span| {
+        let word: String = text(s).to_lowercase();
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if NAME_PARTICLES.contains(&word) {
+            return Case::Neutral;
+        }
+        match chars[s.start..s.end].iter().find(|c| c.is_alphabetic()) {
+            Some(c) if c.is_uppercase() => Case::Upper,
+            Some(c) if c.is_lowercase() => Case::Lower,
+            _ => Case::Neutral,
+        }
+    };
+    let number = |s: &str| s.parse::<u32>().ok();
+    let cased = !matches!(ty, Some(EntityType::Datetime | EntityType::Quantity));
+    let mut parts: Vec<Span> = Vec::new();
+    let mut current: Option<Span> = None;
+    let mut last_case = Case::Neutral;
+    let mut previous: Option<Span> = None;
+    for token in tokens {
+        let word = text(token);
+        if matches!(word.as_str(), "-" | "\u{2013}" | "\u{2014}") {
+            // A spaced dash separates a range's ends or a list's items.
+            parts.extend(current.take());
+            last_case = Case::Neutral;
+            previous = None;
+            continue;
+        }
+        let mut boundary = word.starts_with('(') && !word.contains(')');
+        if let Some(prev) = previous {
+            let prev_word = text(prev);
+            if prev_word.ends_with(',') || prev_word.ends_with(';') {
+                let day =
+                    number(prev_word.trim_end_matches(',')).is_some_and(|d| (1..=31).contains(&d));
+                let year_word = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+                let year = year_word.len() == 4 && number(year_word).is_some();
+                boundary |= !(ty == Some(EntityType::Datetime) && day && year);
+            }
+            boundary |= prev_word.ends_with(')') && !prev_word.contains('(');
+        }
+        let case = case_of(token);
+        // A common noun before a name is a mention of its own ("actor" + "James Gleason"); a
+        // capitalised word before a common noun usually qualifies it ("American politician").
+        boundary |= cased && case == Case::Upper && last_case == Case::Lower;
+        if boundary {
+            parts.extend(current.take());
+        }
+        current = Some(match current {
+            Some(part) => Span::new(part.start, token.end),
+            None => token,
+        });
+        if case != Case::Neutral {
+            last_case = case;
+        }
+        previous = Some(token);
+    }
+    parts.extend(current);
+    parts
+        .into_iter()
+        .filter_map(|part| trim_punctuation(chars, part))
+        .collect()
+}
+
+/// Currency signs that belong to the amount they precede ("$145 million").
+const CURRENCY: [char; 5] = ['$', '\u{20ac}', '\u{a3}', '\u{a5}', '\u{20b9}'];
+
+/// A span without the punctuation a word piece dragged in at its edges ("Baltimore," → "Baltimore",
+/// ", Ariel" → "Ariel"); brackets and quotes stay when the span holds their partner. `None` when
+/// nothing but punctuation is left.
+fn trim_punctuation(chars: &[char], mut span: Span) -> Option<Span> {
+    let holds = |span: Span, c: char| chars[span.start..span.end].contains(&c);
+    while span.start < span.end {
+        let c = chars[span.start];
+        let keep = c.is_alphanumeric()
+            || CURRENCY.contains(&c)
+            || matches!(c, '#' | '@')
+            || (c == '(' && holds(span, ')'))
+            || (c == '[' && holds(span, ']'))
+            || (matches!(c, '"' | '\u{201c}' | '\u{ab}')
+                && chars[span.start + 1..span.end]
+                    .iter()
+                    .any(|d| matches!(d, '"' | '\u{201d}' | '\u{bb}')));
+        if keep {
+            break;
+        }
+        span.start += 1;
+    }
+    while span.start < span.end {
+        let c = chars[span.end - 1];
+        let keep = c.is_alphanumeric()
+            || matches!(c, '%' | '\u{b0}')
+            || (c == ')' && holds(span, '('))
+            || (c == ']' && holds(span, '['))
+            || (c == '.' && ends_in_abbreviation(&chars[span.start..span.end - 1]))
+            || (matches!(c, '"' | '\u{201d}' | '\u{bb}')
+                && chars[span.start..span.end - 1]
+                    .iter()
+                    .any(|d| matches!(d, '"' | '\u{201c}' | '\u{ab}')));
+        if keep {
+            break;
+        }
+        span.end -= 1;
+    }
+    (span.start < span.end).then_some(span)
+}
+
+/// Whether `word`'s last whitespace-separated token is an abbreviation a full stop belongs to: an
+/// initial ("F") or letters separated by full stops ("U.S", "D.C").
+fn ends_in_abbreviation(word: &[char]) -> bool {
+    let token_start = word
+        .iter()
+        .rposition(|c| c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    let token = &word[token_start..];
+    match token {
+        [c] => c.is_uppercase(),
+        [] => false,
+        _ => {
+            token.contains(&'.')
+                && token
+                    .split(|&c| c == '.')
+                    .all(|part| part.len() == 1 && part[0].is_alphabetic())
+        }
+    }
 }
 
 /// Token ranges `[start, end)` of at most `max_tokens` pieces, consecutive windows sharing `overlap`

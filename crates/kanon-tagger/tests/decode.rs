@@ -95,10 +95,86 @@ fn tidying_keeps_neighbours_of_different_types_apart() {
     assert_eq!(tidy[1].1, Some(EntityType::Person));
     // Untyped spans (the mask scheme) join whatever their neighbour.
     let untyped = vec![
-        (find(text, "politician"), None, 0.6),
-        (find(text, "John"), None, 0.9),
+        (find(text, "American"), None, 0.6),
+        (find(text, "politician"), None, 0.9),
     ];
-    assert_eq!(texts(text, &tidy_spans(text, untyped)), ["politician John"]);
+    assert_eq!(
+        texts(text, &tidy_spans(text, untyped)),
+        ["American politician"]
+    );
+}
+
+#[test]
+fn tidying_drops_the_punctuation_pieces_drag_in() {
+    let text = "born in Baltimore, then (briefly) the U.S. for $145 million; Ariel.";
+    let loc = Some(EntityType::Loc);
+    let spans = vec![
+        (find(text, "Baltimore,"), loc, 0.9),
+        (find(text, "(briefly"), Some(EntityType::Misc), 0.5),
+        (find(text, "U.S"), loc, 0.9),
+        (find(text, "145 million;"), Some(EntityType::Quantity), 0.5),
+        (find(text, "; Ariel."), Some(EntityType::Person), 0.5),
+    ];
+    assert_eq!(
+        texts(text, &tidy_spans(text, spans)),
+        ["Baltimore", "briefly", "U.S.", "$145 million", "Ariel"]
+    );
+    // Nothing but punctuation: no span.
+    let only = vec![(find(text, "; "), Some(EntityType::Misc), 0.5)];
+    assert!(tidy_spans(text, only).is_empty());
+}
+
+#[test]
+fn tidying_cuts_lists_ranges_and_a_noun_before_a_name() {
+    let text = "(27 October 1888 – 8 May 1952) lived in Vichy, Allier, Auvergne on June 5, 1965 with \
+                the British actor Charles Quartermaine and a rock band";
+    let person = Some(EntityType::Person);
+    let date = Some(EntityType::Datetime);
+    let spans = vec![
+        (find(text, "27 October 1888 – 8 May 1952"), date, 0.9),
+        (
+            find(text, "Vichy, Allier, Auvergne"),
+            Some(EntityType::Loc),
+            0.9,
+        ),
+        (find(text, "June 5, 1965"), date, 0.9),
+        (
+            find(text, "British actor Charles Quartermaine"),
+            person,
+            0.9,
+        ),
+        (find(text, "rock band"), person, 0.9),
+    ];
+    let tidy = tidy_spans(text, spans);
+    assert_eq!(
+        texts(text, &tidy),
+        [
+            "27 October 1888",
+            "8 May 1952",
+            "Vichy",
+            "Allier",
+            "Auvergne",
+            "June 5, 1965",
+            "British actor",
+            "Charles Quartermaine",
+            "rock band"
+        ]
+    );
+    // Parts of a PERSON span with a common noun in them are masked as MISC, the name stays
+    // PERSON; a capitalised word before a common noun, or a particle inside a name, does not cut.
+    let misc = Some(EntityType::Misc);
+    let types: Vec<_> = tidy[6..].iter().map(|s| s.1).collect();
+    assert_eq!(types, [misc, person, misc]);
+    let text = "the University of Oslo and Ludwig van Beethoven";
+    let org = Some(EntityType::Org);
+    let spans = vec![
+        (find(text, "University of Oslo"), org, 0.9),
+        (find(text, "Ludwig van Beethoven"), person, 0.9),
+    ];
+    assert_eq!(
+        texts(text, &tidy_spans(text, spans)),
+        ["University of Oslo", "Ludwig van Beethoven"]
+    );
 }
 
 #[test]
