@@ -187,12 +187,13 @@ pub fn decode_spans(
 /// masks the word), to the currency sign before an amount ("$145 million") and to the full stop of
 /// an abbreviation ("U.S."); spans are joined when they overlap, or when only spaces separate two
 /// spans of one type ("Mahmoud" and "Ahmadinejad"), or a comma and spaces separate two dates ("June
-/// 5" and "1965"). Neighbours of different types stay apart ("American" and "John Smith" are two
-/// mentions, as an annotator marks them); untyped spans (the mask scheme) join any neighbour. The
-/// joined span takes the type of its longest part and the length-weighted mean score. Last, a span
-/// is cut into the mentions it holds ([`split_mentions`]: list items, a range's ends, a common noun
-/// before a name), and a PERSON part with a common noun in it becomes MISC. `spans` are character
-/// offsets into `text`, in order.
+/// 5" and "1965"), or "of", "of the", "for" or "de" comes before a capitalised span ("Minister" and
+/// "Diaspora Affairs"). Other neighbours of different types stay apart ("American" and "John
+/// Smith" are two mentions, as an annotator marks them); untyped spans (the mask scheme) join any
+/// neighbour. The joined span takes the type of its longest part and the length-weighted mean
+/// score. Last, a span is cut into the mentions it holds ([`split_mentions`]: list items, a range's
+/// ends, a common noun before a name), and a PERSON part with a common noun in it becomes MISC.
+/// `spans` are character offsets into `text`, in order.
 pub fn tidy_spans(
     text: &str,
     spans: Vec<(Span, Option<EntityType>, f32)>,
@@ -229,7 +230,13 @@ pub fn tidy_spans(
             let dates = *last_ty == Some(EntityType::Datetime) && ty == Some(EntityType::Datetime);
             let date_comma = dates && gap.trim_matches(' ') == ",";
             let one_type = last_ty.is_none() || ty.is_none() || *last_ty == ty;
-            if span.start <= last.end || (one_type && (spaces_only || date_comma)) {
+            // "Minister" + "of" + "Diaspora Affairs": a name's own preposition, whatever the
+            // parts' types.
+            let name_of = matches!(gap.trim_matches(' '), "of" | "of the" | "for" | "de")
+                && gap.starts_with(' ')
+                && gap.ends_with(' ')
+                && chars.get(span.start).is_some_and(|c| c.is_uppercase());
+            if span.start <= last.end || (one_type && (spaces_only || date_comma)) || name_of {
                 let last_len = last.end - last.start;
                 let end = last.end.max(span.end);
                 *last_score =

@@ -165,6 +165,19 @@ fn tidying_cuts_lists_ranges_and_a_noun_before_a_name() {
     let misc = Some(EntityType::Misc);
     let types: Vec<_> = tidy[6..].iter().map(|s| s.1).collect();
     assert_eq!(types, [misc, person, misc]);
+    let text = "Minister of Diaspora Affairs, France and Germany";
+    let spans = vec![
+        (find(text, "Minister"), Some(EntityType::Dem), 0.5),
+        (find(text, "Diaspora Affairs"), Some(EntityType::Org), 0.5),
+        (find(text, "France"), Some(EntityType::Loc), 0.5),
+        (find(text, "Germany"), Some(EntityType::Loc), 0.5),
+    ];
+    let tidy = tidy_spans(text, spans);
+    assert_eq!(
+        texts(text, &tidy),
+        ["Minister of Diaspora Affairs", "France", "Germany"]
+    );
+    assert_eq!(tidy[0].1, Some(EntityType::Org), "the longest part's type");
     let text = "the University of Oslo and Ludwig van Beethoven";
     let org = Some(EntityType::Org);
     let spans = vec![
