@@ -385,6 +385,10 @@ pub struct DetectArgs {
     /// keeps every type): masked all the same, but generalized rather than numbered as a person.
     #[arg(long)]
     pub person_confidence: Option<f32>,
+    /// Drop spans scored below this, their pieces' mean probability of the span's type (default 0:
+    /// keep every span): with a low --threshold, precision span by span.
+    #[arg(long)]
+    pub min_score: Option<f32>,
     /// Only part I/N of the documents (0-based: 0/4 … 3/4; a Slurm array task or a Kubernetes
     /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
     #[arg(long, value_name = "I/N")]

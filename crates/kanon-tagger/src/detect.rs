@@ -32,6 +32,16 @@ pub struct DetectConfig {
     /// a person. A tagger trained on distant labels, where most masks are names, types by the prior
     /// what it masks at a low threshold ("senator", "electrification"); 0 keeps every type.
     pub person_confidence: f32,
+    /// Spans scored below this (their pieces' mean probability of the span's type) are dropped
+    /// after tidying. A low threshold finds the whole extent of what it masks; this keeps only the
+    /// spans the model is sure enough of, trading recall for precision span by span rather than
+    /// piece by piece (README, "Distant labels without holes"); 0 keeps every span.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub min_score: f32,
+}
+
+fn is_zero(value: &f32) -> bool {
+    *value == 0.0
 }
 
 impl Default for DetectConfig {
@@ -41,6 +51,7 @@ impl Default for DetectConfig {
             tidy: true,
             token_budget: 4096,
             person_confidence: DEFAULT_PERSON_CONFIDENCE,
+            min_score: 0.0,
         }
     }
 }
@@ -75,6 +86,10 @@ impl DetectConfig {
             _ if !(0.0..=1.0).contains(&self.person_confidence) => Err(format!(
                 "person_confidence {} is not a probability (0 to 1)",
                 self.person_confidence
+            )),
+            _ if !(0.0..=1.0).contains(&self.min_score) => Err(format!(
+                "min_score {} is not a probability (0 to 1)",
+                self.min_score
             )),
             _ => Ok(()),
         }
@@ -150,7 +165,8 @@ pub fn run(job: &DetectJob, device: &Device, progress: &dyn Progress) -> Result<
     let tagger = Tagger::load(&job.model, device)?
         .with_decision(config.decision())
         .with_tidy(config.tidy)
-        .with_person_confidence(config.person_confidence);
+        .with_person_confidence(config.person_confidence)
+        .with_min_score(config.min_score);
     let mut docs = kanon_core::io::read_documents(&job.docs)?.docs;
     let part = kanon_core::shard::keep_part(&mut docs, job.shard);
     progress.stage("detect", docs.len() as u64);
@@ -218,6 +234,7 @@ mod tests {
                 tidy: false,
                 token_budget: 2048,
                 person_confidence: 0.5,
+                min_score: 0.1,
             },
             shard: Some("1/4".parse().unwrap()),
         };

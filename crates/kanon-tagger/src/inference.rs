@@ -98,6 +98,9 @@ pub struct Tagger {
     /// PERSON spans scored below this are typed MISC (see
     /// [`crate::detect::DetectConfig::person_confidence`]); 0 keeps every type.
     pub person_confidence: f32,
+    /// Spans scored below this are dropped after tidying (see
+    /// [`crate::detect::DetectConfig::min_score`]); 0 keeps every span.
+    pub min_score: f32,
     device: Device,
 }
 
@@ -118,6 +121,7 @@ impl Tagger {
             decision: Decision::Argmax,
             tidy: true,
             person_confidence: 0.0,
+            min_score: 0.0,
             device: device.clone(),
         }
     }
@@ -134,6 +138,11 @@ impl Tagger {
 
     pub fn with_person_confidence(mut self, person_confidence: f32) -> Self {
         self.person_confidence = person_confidence;
+        self
+    }
+
+    pub fn with_min_score(mut self, min_score: f32) -> Self {
+        self.min_score = min_score;
         self
     }
 
@@ -199,11 +208,12 @@ impl Tagger {
             .into_iter()
             .zip(texts)
             .map(|(spans, text)| {
-                let spans = if self.tidy {
+                let mut spans = if self.tidy {
                     tidy_spans(text, spans)
                 } else {
                     spans
                 };
+                spans.retain(|(_, _, score)| *score >= self.min_score);
                 retype_unsure_people(spans, self.person_confidence)
             })
             .collect())

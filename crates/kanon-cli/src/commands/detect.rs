@@ -33,6 +33,9 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(confidence) = args.person_confidence {
         config.person_confidence = confidence;
     }
+    if let Some(min_score) = args.min_score {
+        config.min_score = min_score;
+    }
     config.validate().map_err(anyhow::Error::msg)?;
     let job = DetectJob {
         model: args
@@ -98,6 +101,7 @@ fn run_method(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         ("--raw-spans", args.raw_spans),
         ("--token-budget", args.token_budget.is_some()),
         ("--person-confidence", args.person_confidence.is_some()),
+        ("--min-score", args.min_score.is_some()),
         ("--shard", args.shard.is_some()),
     ];
     if let Some((option, _)) = tagger_only.iter().find(|(_, given)| *given) {
