@@ -45,72 +45,6 @@ const ORGANISATION_HEADS: &[&str] = &[
     "state",
 ];
 
-/// Capitalised words that make a name phrase an organisation's ("Carnegie Mellon University",
-/// "Atlantic States Marine Fisheries Commission"): a widened name with one of them is typed ORG.
-const ORGANISATION_WORDS: &[&str] = &[
-    "commission",
-    "committee",
-    "foundation",
-    "association",
-    "federation",
-    "corporation",
-    "institute",
-    "press",
-    "records",
-    "agency",
-    "department",
-    "ministry",
-    "union",
-    "league",
-    "group",
-    "inc",
-    "ltd",
-    "award",
-    "prize",
-    "business",
-    "house",
-];
-
-/// Titles and ranks before a name ("Representative Martin"): not part of it, though an organisation
-/// or title phrase may begin with one ("Mayor of Oslo").
-const TITLES: &[&str] = &[
-    "representative",
-    "congressman",
-    "congresswoman",
-    "governor",
-    "mayor",
-    "minister",
-    "chancellor",
-    "bishop",
-    "archbishop",
-    "cardinal",
-    "pope",
-    "emperor",
-    "empress",
-    "sultan",
-    "chairman",
-    "commissioner",
-    "secretary",
-    "ambassador",
-    "coach",
-    "rev",
-    "reverend",
-    "father",
-    "colonel",
-    "lieutenant",
-    "sergeant",
-    "admiral",
-    "commander",
-    "chief",
-    "rabbi",
-    "imam",
-    "sheikh",
-    "count",
-    "duke",
-    "earl",
-    "baron",
-];
-
 /// Capitalised words that do not belong to the name they precede.
 const NOT_NAME_WORDS: &[&str] = &[
     "the",
@@ -239,20 +173,9 @@ pub fn widen(text: &str, spans: Vec<LabeledSpan>) -> Vec<LabeledSpan> {
                 EntityType::Person => widen_name(&words.words, first, last),
                 _ => (first, last),
             };
-            let organisation = span.entity_type == EntityType::Person
-                && words.words[first..=last].iter().any(|w| {
-                    w.capitalised
-                        && (ORGANISATION_HEADS.contains(&w.folded.as_str())
-                            || ORGANISATION_WORDS.contains(&w.folded.as_str()))
-                });
             LabeledSpan {
                 start: span.start.min(words.words[first].start),
                 end: span.end.max(words.words[last].end),
-                entity_type: if organisation {
-                    EntityType::Org
-                } else {
-                    span.entity_type
-                },
                 ..span
             }
         })
@@ -314,12 +237,8 @@ fn widen_organisation(words: &[Word], mut first: usize, mut last: usize) -> (usi
 /// A name's full form: the capitalised words around a masked name or surname ("Anna Maria" before
 /// "Weber"), titles and sentence-opening words aside.
 fn widen_name(words: &[Word], mut first: usize, mut last: usize) -> (usize, usize) {
-    let name_word = |w: &Word| {
-        w.capitalised
-            && !is_month(w)
-            && !NOT_NAME_WORDS.contains(&w.folded.as_str())
-            && !TITLES.contains(&w.folded.as_str())
-    };
+    let name_word =
+        |w: &Word| w.capitalised && !is_month(w) && !NOT_NAME_WORDS.contains(&w.folded.as_str());
     for _ in 0..3 {
         if first > 0
             && !words[first].hard_before
@@ -419,22 +338,5 @@ mod tests {
             widened(text, vec![first, second]),
             ["Anna Maria Weber", "Weber"]
         );
-        let text = "In 2010, Representative Martin joined the Atlantic States Marine Fisheries Commission.";
-        let spans = vec![
-            span(text, "Martin", EntityType::Person),
-            span(text, "States", EntityType::Person),
-        ];
-        let widened_spans = widen(text, spans);
-        let texts: Vec<String> = widened_spans
-            .iter()
-            .map(|s| text.chars().skip(s.start).take(s.end - s.start).collect())
-            .collect();
-        assert_eq!(
-            texts,
-            ["Martin", "Atlantic States Marine Fisheries Commission"]
-        );
-        // A surname inside an organisation's name: the phrase is the organisation's.
-        assert_eq!(widened_spans[0].entity_type, EntityType::Person);
-        assert_eq!(widened_spans[1].entity_type, EntityType::Org);
     }
 }
