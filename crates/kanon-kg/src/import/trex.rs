@@ -173,11 +173,8 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             Ok(())
         },
     )?;
-    let not_people = subjects.drop_people(|person| {
-        values.contains(&person.id)
-            || not_a_person_name(&person.label)
-            || person.aliases.iter().any(|a| organisation_name(a))
-    });
+    let not_people = subjects
+        .drop_people(|person| values.contains(&person.id) || not_a_person_name(&person.label));
     let mut source = subjects.into_source(&invalid);
     source.report.not_people = not_people;
     Ok(source)
@@ -239,19 +236,12 @@ const ORGANISATION_WORDS: &[&str] = &[
     "band",
     "choir",
     "fc",
-    "union",
-    "award",
-    "prize",
-    "medal",
-    "magazine",
-    "journal",
-    "newspaper",
 ];
 
 /// Whether a subject's label is not a person's name: a country or organisation kanon's vocabulary
-/// knows (not a city: mononyms such as "David" or "Bono" are city names too), a name with a word
-/// that heads organisations, or a common noun phrase (no capital at all, as "dervish", or two or
-/// more lower-case words that are no name particles, as "Mexico national football team").
+/// knows (not a city: mononyms such as "David" or "Bono" are city names too), a name with a word that heads organisations, or a common noun phrase (no
+/// capital at all, as "dervish", or two or more lower-case words that are no name particles, as
+/// "Mexico national football team").
 fn not_a_person_name(label: &str) -> bool {
     // "Brandon Jenkins (football player)": Wikipedia's disambiguation is no part of the name.
     let label = label.split('(').next().unwrap_or(label).trim();
@@ -262,7 +252,16 @@ fn not_a_person_name(label: &str) -> bool {
     {
         return true;
     }
-    if organisation_name(label) {
+    let organisation_word = label.split_whitespace().any(|word| {
+        word.chars().next().is_some_and(char::is_uppercase)
+            && ORGANISATION_WORDS.contains(
+                &word
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+                    .as_str(),
+            )
+    });
+    if organisation_word {
         return true;
     }
     let common = label
@@ -280,19 +279,6 @@ fn not_a_person_name(label: &str) -> bool {
         })
         .count();
     common >= 2
-}
-
-/// Whether a name holds a capitalised word that heads organisation names ("Courant Institute").
-fn organisation_name(name: &str) -> bool {
-    name.split_whitespace().any(|word| {
-        word.chars().next().is_some_and(char::is_uppercase)
-            && ORGANISATION_WORDS.contains(
-                &word
-                    .trim_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase()
-                    .as_str(),
-            )
-    })
 }
 
 /// Whether two names share a word (case and accents folded): "Aurelia M. Vantz" and "Aurelia
