@@ -66,12 +66,6 @@ impl ImportSummary {
             if report.skipped_invalid > 0 {
                 notes += &format!(", {} invalid lines skipped", report.skipped_invalid);
             }
-            if report.not_people > 0 {
-                notes += &format!(
-                    ", {} subjects that are not people dropped",
-                    report.not_people
-                );
-            }
             if report.unresolved_values > 0 {
                 let by_property: Vec<String> = report
                     .resolution

@@ -98,10 +98,6 @@ pub struct SourceReport {
     /// How the item values of each Wikidata property (`P106`…) were named, or not (Wikidata).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub resolution: BTreeMap<String, Resolution>,
-    /// Subjects dropped because they are not people (T-REx: the value of another fact, or named
-    /// like a group).
-    #[serde(default)]
-    pub not_people: usize,
     /// Facts read from the texts, by property (biographies: [`crate::derive`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub derived: BTreeMap<String, usize>,
@@ -251,29 +247,6 @@ impl SubjectsWithTexts {
             text: text.to_owned(),
             split: None,
         });
-    }
-
-    /// Drops the people `drop` picks, with their documents; returns how many.
-    pub(crate) fn drop_people(&mut self, drop: impl Fn(&Person) -> bool) -> usize {
-        let dropped: FxHashSet<String> = self
-            .people
-            .iter()
-            .filter(|p| drop(p))
-            .map(|p| p.id.clone())
-            .collect();
-        if dropped.is_empty() {
-            return 0;
-        }
-        self.people.retain(|p| !dropped.contains(&p.id));
-        self.docs
-            .retain(|d| d.person.as_ref().is_none_or(|id| !dropped.contains(id)));
-        self.index = self
-            .people
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.id.clone(), i))
-            .collect();
-        dropped.len()
     }
 
     /// The people and documents, with the count of skipped lines.

@@ -6,20 +6,9 @@
 //! People are keyed by their Wikidata id (`sub_uri`), so they merge with a Wikidata dump's people,
 //! and with Google-RE's through its `same_as` ids. Facts take `obj_label` as their value and the
 //! sentences' other `obj_surface`s as alternates; a `sub_surface` of two words or more that is not
-//! the label and shares a word with it becomes an alias (T-REx's alignment sometimes names another
-//! entity of the sentence: "British School" is no name of the painter). Evidence sentences, `[MASK]` filled back with `obj_surface` and
+//! the label becomes an alias. Evidence sentences, `[MASK]` filled back with `obj_surface` and
 //! deduplicated per person, become documents about the person (`trex:{Q-id}:{n}`), as Google-RE's
 //! snippets do.
-//!
-//! LAMA's relations also have subjects that are not people: countries and organisations that are
-//! members of something (P463), bands with instruments (P1303), churches with a religion (P140).
-//! Their names would become person names ("United States" gives the surname "States"), so a subject
-//! is dropped when it is the value of another imported fact (no relation kanon imports has a
-//! person as its value: a subject that is a birth place or an employer is a place or an
-//! organisation), when its label is a country, city or organisation of kanon's vocabulary, holds a
-//! word that heads organisation names ("British School at Athens", "Colombian Football Federation")
-//! or is written like a common noun phrase ("Mexico national football team", "dervish");
-//! `SourceReport::not_people` counts them.
 
 use std::path::PathBuf;
 
@@ -31,7 +20,6 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::model::{Fact, Property, is_wikidata_id};
-use rustc_hash::FxHashSet;
 
 /// The relations about people that kanon imports, and the fact kind of each.
 pub const RELATIONS: [&str; 14] = [
@@ -54,8 +42,6 @@ pub fn property_of(predicate: &str) -> Option<Property> {
 
 #[derive(Deserialize)]
 struct Line {
-    #[serde(default)]
-    obj_uri: String,
     sub_uri: String,
     sub_label: String,
     predicate_id: String,
@@ -113,7 +99,6 @@ fn check(record: &Line) -> std::result::Result<Property, (String, String)> {
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let mut invalid = InvalidLines::new(options);
     let mut subjects = SubjectsWithTexts::default();
-    let mut values: FxHashSet<String> = FxHashSet::default();
     for_each_json_line(
         inputs,
         &mut invalid,
@@ -125,9 +110,6 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                 }
             };
             let id = record.sub_uri.trim();
-            if is_wikidata_id(record.obj_uri.trim()) {
-                values.insert(record.obj_uri.trim().to_owned());
-            }
             let person_index = subjects.person(id, record.sub_label.trim());
             let person = &mut subjects.people[person_index];
             let value = record.obj_label.trim();
@@ -156,7 +138,7 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                 .evidences
                 .iter()
                 .map(|e| e.sub_surface.trim().to_owned())
-                .filter(|s| s.split_whitespace().count() >= 2 && shares_a_word(s, &person.label))
+                .filter(|s| s.split_whitespace().count() >= 2)
                 .collect();
             for alias in useful_alternates(&person.label, &names) {
                 if !person.aliases.contains(&alias) {
@@ -173,125 +155,7 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             Ok(())
         },
     )?;
-    let not_people = subjects
-        .drop_people(|person| values.contains(&person.id) || not_a_person_name(&person.label));
-    let mut source = subjects.into_source(&invalid);
-    source.report.not_people = not_people;
-    Ok(source)
-}
-
-/// Lower-case words that belong to people's names ("Jacques de Morgan", "Alexandre Dumas, fils").
-const NAME_PARTICLES: &[&str] = &[
-    "de", "del", "della", "der", "den", "di", "da", "das", "do", "dos", "du", "la", "le", "van",
-    "von", "zu", "ter", "ten", "y", "e", "bin", "ibn", "al", "el", "of", "the", "and", "fils",
-    "los", "las", "lo",
-];
-
-/// Capitalised words that head the names of organisations and places, never of people.
-const ORGANISATION_WORDS: &[&str] = &[
-    "school",
-    "college",
-    "institute",
-    "university",
-    "academy",
-    "society",
-    "federation",
-    "association",
-    "company",
-    "corporation",
-    "museum",
-    "festival",
-    "empire",
-    "kingdom",
-    "republic",
-    "party",
-    "club",
-    "team",
-    "orchestra",
-    "records",
-    "trust",
-    "foundation",
-    "council",
-    "committee",
-    "league",
-    "ministry",
-    "department",
-    "centre",
-    "center",
-    "library",
-    "hospital",
-    "monastery",
-    "abbey",
-    "cathedral",
-    "theatre",
-    "theater",
-    "cemetery",
-    "government",
-    "army",
-    "navy",
-    "organization",
-    "organisation",
-    "agency",
-    "commission",
-    "band",
-    "choir",
-    "fc",
-];
-
-/// Whether a subject's label is not a person's name: a country or organisation kanon's vocabulary
-/// knows (not a city: mononyms such as "David" or "Bono" are city names too), a name with a word that heads organisations, or a common noun phrase (no
-/// capital at all, as "dervish", or two or more lower-case words that are no name particles, as
-/// "Mexico national football team").
-fn not_a_person_name(label: &str) -> bool {
-    // "Brandon Jenkins (football player)": Wikipedia's disambiguation is no part of the name.
-    let label = label.split('(').next().unwrap_or(label).trim();
-    let vocabulary = crate::vocab::Vocabulary::embedded();
-    if !label.chars().any(char::is_uppercase)
-        || vocabulary.country(label).is_some()
-        || vocabulary.organization_kind(label).is_some()
-    {
-        return true;
-    }
-    let organisation_word = label.split_whitespace().any(|word| {
-        word.chars().next().is_some_and(char::is_uppercase)
-            && ORGANISATION_WORDS.contains(
-                &word
-                    .trim_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase()
-                    .as_str(),
-            )
-    });
-    if organisation_word {
-        return true;
-    }
-    let common = label
-        .split_whitespace()
-        .filter(|word| {
-            let first = word.chars().next();
-            let folded = word
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase();
-            // "d'Halloy", "l'Ouverture", "al-Rashid": particles joined to the name.
-            let joined_particle = folded.contains(['\'', '\u{2019}', '-']);
-            first.is_some_and(char::is_lowercase)
-                && !joined_particle
-                && !NAME_PARTICLES.contains(&folded.as_str())
-        })
-        .count();
-    common >= 2
-}
-
-/// Whether two names share a word (case and accents folded): "Aurelia M. Vantz" and "Aurelia
-/// Vantz" do, "British School" and "John Smith" do not.
-fn shares_a_word(a: &str, b: &str) -> bool {
-    let words = |s: &str| -> Vec<String> {
-        s.split_whitespace()
-            .filter_map(kanon_core::text::normalize_term)
-            .filter(|w| w.chars().count() >= 2)
-            .collect()
-    };
-    let b_words = words(b);
-    words(a).iter().any(|w| b_words.contains(w))
+    Ok(subjects.into_source(&invalid))
 }
 
 #[cfg(test)]
@@ -315,36 +179,5 @@ mod tests {
         assert_eq!(property_of("P36"), None);
         // Kanon knows P569, but T-REx's packaging has no birth dates.
         assert_eq!(property_of("P569"), None);
-    }
-
-    #[test]
-    fn subjects_named_like_places_organisations_or_common_nouns_are_not_people() {
-        for label in [
-            "United States of America",
-            "British School at Athens",
-            "Colombian Football Federation",
-            "Mexico national football team",
-            "dervish",
-            "stock trader",
-            "Gupta Empire",
-        ] {
-            assert!(not_a_person_name(label), "{label}");
-        }
-        for label in [
-            "Alan Turing",
-            "Jean Baptiste Julien d'Omalius d'Halloy",
-            "Juan Prim, 1st Marquis of los Castillejos",
-            "Brandon Jenkins (football player)",
-            "Alexandre Dumas, fils",
-            "Ludwig van Beethoven",
-            "David",
-            "Bono",
-            "Ho Chi Minh",
-            "Charlotte Church",
-        ] {
-            assert!(!not_a_person_name(label), "{label}");
-        }
-        assert!(shares_a_word("Aurelia M. Vantz", "Aurelia Vantz"));
-        assert!(!shares_a_word("British School", "John Smith"));
     }
 }
