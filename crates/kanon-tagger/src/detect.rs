@@ -252,6 +252,12 @@ mod tests {
             err.contains("detect.toml: threshold 1.5 is not a probability"),
             "{err}"
         );
+        std::fs::write(&path, "threshold = 0.1\nmin_score = -0.2\n").unwrap();
+        let err = DetectConfig::load(&path).unwrap_err().to_string();
+        assert!(err.contains("min_score -0.2 is not a probability"), "{err}");
+        // A min score of 0 keeps every span and is left out of the file.
+        DetectConfig::default().save(&path).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("min_score"));
         assert_eq!(DetectConfig::default().decision(), Decision::Argmax);
     }
 }
