@@ -257,7 +257,11 @@ mod tests {
         assert!(err.contains("min_score -0.2 is not a probability"), "{err}");
         // A min score of 0 keeps every span and is left out of the file.
         DetectConfig::default().save(&path).unwrap();
-        assert!(!std::fs::read_to_string(&path).unwrap().contains("min_score"));
+        assert!(
+            !std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("min_score")
+        );
         assert_eq!(DetectConfig::default().decision(), Decision::Argmax);
     }
 }
