@@ -278,29 +278,38 @@ const NAME_PARTICLES: [&str; 22] = [
     "du", "la", "le", "van", "von", "der", "y", "al",
 ];
 
+/// How a word is written, by its first letter; name particles ("van", "of") and words without
+/// letters are neutral.
+#[derive(Debug, PartialEq, Clone, Copy)]
+enum WordCase {
+    Upper,
+    Lower,
+    Neutral,
+}
+
+fn word_case(word: &str) -> WordCase {
+    let folded = word.to_lowercase();
+    if NAME_PARTICLES.contains(&folded.trim_matches(|c: char| !c.is_alphanumeric())) {
+        return WordCase::Neutral;
+    }
+    match word.chars().find(|c| c.is_alphabetic()) {
+        Some(c) if c.is_uppercase() => WordCase::Upper,
+        Some(c) if c.is_lowercase() => WordCase::Lower,
+        _ => WordCase::Neutral,
+    }
+}
+
 /// Whether a word of `span` begins in lower case and is no name particle ("actor", not "van").
 fn has_common_noun(chars: &[char], span: Span) -> bool {
     let text: String = chars[span.start..span.end].iter().collect();
-    text.split_whitespace().any(|word| {
-        let first = word.chars().find(|c| c.is_alphabetic());
-        let folded = word
-            .to_lowercase()
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_owned();
-        first.is_some_and(char::is_lowercase) && !NAME_PARTICLES.contains(&folded.as_str())
-    })
+    text.split_whitespace()
+        .any(|word| word_case(word) == WordCase::Lower)
 }
 
 /// The mentions within one tidied span: a list or range splits at its separators ("Vichy, Allier",
 /// "1888 – 1952"), a bracket starts or ends one, and a common noun and a name are two mentions
 /// ("British actor" + "Charles Quartermaine"). Dates keep "June 5, 1965" together.
 fn split_mentions(chars: &[char], span: Span, ty: Option<EntityType>) -> Vec<Span> {
-    #[derive(PartialEq, Clone, Copy)]
-    enum Case {
-        Upper,
-        Lower,
-        Neutral,
-    }
     let mut tokens: Vec<Span> = Vec::new();
     let mut i = span.start;
     while i < span.end {
@@ -315,30 +324,18 @@ fn split_mentions(chars: &[char], span: Span, ty: Option<EntityType>) -> Vec<Spa
         tokens.push(Span::new(start, i));
     }
     let text = |s: Span| -> String { chars[s.start..s.end].iter().collect() };
-    let case_of = |s: Span| {
-        let word: String = text(s).to_lowercase();
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
-        if NAME_PARTICLES.contains(&word) {
-            return Case::Neutral;
-        }
-        match chars[s.start..s.end].iter().find(|c| c.is_alphabetic()) {
-            Some(c) if c.is_uppercase() => Case::Upper,
-            Some(c) if c.is_lowercase() => Case::Lower,
-            _ => Case::Neutral,
-        }
-    };
     let number = |s: &str| s.parse::<u32>().ok();
     let cased = !matches!(ty, Some(EntityType::Datetime | EntityType::Quantity));
     let mut parts: Vec<Span> = Vec::new();
     let mut current: Option<Span> = None;
-    let mut last_case = Case::Neutral;
+    let mut last_case = WordCase::Neutral;
     let mut previous: Option<Span> = None;
     for token in tokens {
         let word = text(token);
         if matches!(word.as_str(), "-" | "\u{2013}" | "\u{2014}") {
             // A spaced dash separates a range's ends or a list's items.
             parts.extend(current.take());
-            last_case = Case::Neutral;
+            last_case = WordCase::Neutral;
             previous = None;
             continue;
         }
@@ -354,10 +351,10 @@ fn split_mentions(chars: &[char], span: Span, ty: Option<EntityType>) -> Vec<Spa
             }
             boundary |= prev_word.ends_with(')') && !prev_word.contains('(');
         }
-        let case = case_of(token);
+        let case = word_case(&word);
         // A common noun before a name is a mention of its own ("actor" + "James Gleason"); a
         // capitalised word before a common noun usually qualifies it ("American politician").
-        boundary |= cased && case == Case::Upper && last_case == Case::Lower;
+        boundary |= cased && case == WordCase::Upper && last_case == WordCase::Lower;
         if boundary {
             parts.extend(current.take());
         }
@@ -365,7 +362,7 @@ fn split_mentions(chars: &[char], span: Span, ty: Option<EntityType>) -> Vec<Spa
             Some(part) => Span::new(part.start, token.end),
             None => token,
         });
-        if case != Case::Neutral {
+        if case != WordCase::Neutral {
             last_case = case;
         }
         previous = Some(token);
