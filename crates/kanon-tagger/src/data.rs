@@ -184,8 +184,10 @@ pub fn decode_spans(
 
 /// Spans as a person marks them. Each span loses the punctuation a word piece dragged in at its
 /// edges ("Baltimore," → "Baltimore"), is widened to whole words (a word piece inside "Mahabharata"
-/// masks the word), to the currency sign before an amount ("$145 million") and to the full stop of
-/// an abbreviation ("U.S."); spans are joined when they overlap, or when only spaces separate two
+/// masks the word), over a number's own separators ("67.1", "1919–20"; two full years stay two
+/// dates), to a title's mid-sentence "The" ("starred in The Adjustment Bureau"), to the currency
+/// sign before an amount ("$145 million"), to the full stop of an abbreviation ("U.S.", "Jr.") and
+/// to the unit after a number ("seven years", "1.80 m"); spans are joined when they overlap, or when only spaces separate two
 /// spans of one type ("Mahmoud" and "Ahmadinejad"), or a comma and spaces separate two dates ("June
 /// 5" and "1965"), or "of", "of the", "for" or "de" comes before a capitalised span ("Minister" and
 /// "Diaspora Affairs"). Other neighbours of different types stay apart ("American" and "John
@@ -208,11 +210,23 @@ pub fn tidy_spans(
         let Some(mut span) = trim_punctuation(&chars, span) else {
             continue;
         };
-        while span.start > 0 && is_word(span.start) && is_word(span.start - 1) {
+        let in_number = |i: usize| is_word(i) || joins_number(&chars, i);
+        while span.start > 0 && in_number(span.start) && in_number(span.start - 1) {
             span.start -= 1;
         }
-        while span.end < chars.len() && is_word(span.end - 1) && is_word(span.end) {
+        while span.end < chars.len() && in_number(span.end - 1) && in_number(span.end) {
             span.end += 1;
+        }
+        // A fraction written without its zero (".983", a batting average).
+        if span.start > 0
+            && chars[span.start - 1] == '.'
+            && chars[span.start].is_ascii_digit()
+            && (span.start == 1 || !chars[span.start - 2].is_alphanumeric())
+        {
+            span.start -= 1;
+        }
+        if starts_after_title_article(&chars, span.start) {
+            span.start -= 4;
         }
         if span.start > 0 && CURRENCY.contains(&chars[span.start - 1]) {
             span.start -= 1;
@@ -220,6 +234,7 @@ pub fn tidy_spans(
         if chars.get(span.end) == Some(&'.') && ends_in_abbreviation(&chars[span.start..span.end]) {
             span.end += 1;
         }
+        span.end = unit_end(&chars, span);
         let len = span.end - span.start;
         if let Some((last, last_ty, last_score, last_longest)) = out.last_mut() {
             let gap: String = chars
@@ -374,6 +389,124 @@ fn split_mentions(chars: &[char], span: Span, ty: Option<EntityType>) -> Vec<Spa
         .collect()
 }
 
+/// Characters that join the digits of one number ("67.1", "1,200", "1990/91", "1919–20").
+const NUMBER_JOINERS: [char; 5] = ['.', ',', '/', '-', '\u{2013}'];
+
+/// Whether the character at `i` joins the digits of one number: "67.1", "1,200", "2013-09-25", a
+/// season "1919–20", a range "289–296". Two full years ("1885–1962") are two dates, and stay apart.
+fn joins_number(chars: &[char], i: usize) -> bool {
+    if i == 0 || !NUMBER_JOINERS.contains(&chars[i]) {
+        return false;
+    }
+    let digits_before = chars[..i]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let digits_after = chars[i + 1..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let two_years = matches!(chars[i], '-' | '\u{2013}') && digits_before == 4 && digits_after == 4;
+    digits_before > 0 && digits_after > 0 && !two_years
+}
+
+/// Words for numbers a quantity's unit follows ("seven years").
+const NUMBER_WORDS: [&str; 30] = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "dozen",
+];
+
+/// Units that belong to the number before them: a duration ("18 months"), an amount ("$145
+/// million"), a measure ("1.80 m", "80 kg"). Counted things ("108 games") are not units.
+const UNITS: [&str; 29] = [
+    "year", "years", "month", "months", "week", "weeks", "day", "days", "hour", "hours", "minute",
+    "minutes", "million", "billion", "trillion", "thousand", "hundred", "percent", "%", "m", "cm",
+    "km", "mm", "kg", "lb", "lbs", "ft", "mile", "miles",
+];
+
+/// The end of `span` taken over the unit that follows it when the span ends in a number.
+fn unit_end(chars: &[char], span: Span) -> usize {
+    let last_word: String = chars[span.start..span.end]
+        .iter()
+        .rev()
+        .take_while(|c| !c.is_whitespace())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let numeric = last_word.chars().any(|c| c.is_ascii_digit())
+        && last_word
+            .chars()
+            .all(|c| c.is_ascii_digit() || NUMBER_JOINERS.contains(&c) || CURRENCY.contains(&c));
+    let number_word = NUMBER_WORDS.contains(&last_word.to_lowercase().as_str());
+    if !(numeric || number_word) {
+        return span.end;
+    }
+    match chars.get(span.end) {
+        Some('%') => return span.end + 1,
+        Some(' ') => {}
+        _ => return span.end,
+    }
+    let unit_start = span.end + 1;
+    let mut unit_stop = unit_start;
+    while chars
+        .get(unit_stop)
+        .is_some_and(|c| c.is_alphanumeric() || *c == '%')
+    {
+        unit_stop += 1;
+    }
+    let unit: String = chars[unit_start..unit_stop].iter().collect();
+    // "Four Years" is a duration too; "5 M" (a size, a grade) is no measure.
+    let folded = unit.to_lowercase();
+    if UNITS.contains(&unit.as_str()) || (unit.len() > 2 && UNITS.contains(&folded.as_str())) {
+        unit_stop
+    } else {
+        span.end
+    }
+}
+
+/// Whether a capitalised "The" opens the mention at `start` in mid-sentence: it is then part of a
+/// title ("starred in The Adjustment Bureau"); at a sentence's start it is not told apart.
+fn starts_after_title_article(chars: &[char], start: usize) -> bool {
+    if start < 4 || chars[start - 4..start] != ['T', 'h', 'e', ' '] {
+        return false;
+    }
+    if start > 4 && chars[start - 5].is_alphanumeric() {
+        return false;
+    }
+    let before = chars[..start - 4].iter().rev().find(|c| **c != ' ');
+    before.is_some_and(|c| !matches!(c, '.' | '!' | '?' | '\n' | '\r'))
+}
+
 /// Currency signs that belong to the amount they precede ("$145 million").
 const CURRENCY: [char; 5] = ['$', '\u{20ac}', '\u{a3}', '\u{a5}', '\u{20b9}'];
 
@@ -387,6 +520,7 @@ fn trim_punctuation(chars: &[char], mut span: Span) -> Option<Span> {
         let keep = c.is_alphanumeric()
             || CURRENCY.contains(&c)
             || matches!(c, '#' | '@')
+            || (c == '.' && chars.get(span.start + 1).is_some_and(char::is_ascii_digit))
             || (c == '(' && holds(span, ')'))
             || (c == '[' && holds(span, ']'))
             || (matches!(c, '"' | '\u{201c}' | '\u{ab}')
@@ -417,14 +551,23 @@ fn trim_punctuation(chars: &[char], mut span: Span) -> Option<Span> {
     (span.start < span.end).then_some(span)
 }
 
+/// Name suffixes, titles and company forms written with a full stop ("Gerald Ford Jr.", "Dr.").
+const ABBREVIATED_WORDS: [&str; 14] = [
+    "Jr", "Sr", "Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Mt", "Ft", "Inc", "Ltd", "Corp", "Bros",
+];
+
 /// Whether `word`'s last whitespace-separated token is an abbreviation a full stop belongs to: an
-/// initial ("F") or letters separated by full stops ("U.S", "D.C").
+/// initial ("F"), letters separated by full stops ("U.S", "D.C") or one of [`ABBREVIATED_WORDS`].
 fn ends_in_abbreviation(word: &[char]) -> bool {
     let token_start = word
         .iter()
         .rposition(|c| c.is_whitespace())
         .map_or(0, |i| i + 1);
     let token = &word[token_start..];
+    let token_text: String = token.iter().collect();
+    if ABBREVIATED_WORDS.contains(&token_text.as_str()) {
+        return true;
+    }
     match token {
         [c] => c.is_uppercase(),
         [] => false,

@@ -125,6 +125,57 @@ fn tidying_drops_the_punctuation_pieces_drag_in() {
 }
 
 #[test]
+fn tidying_keeps_numbers_with_their_units_and_titles_with_their_words() {
+    let text = "The Doon School taught him. Sold for $100\u{2013}130 million, it ran 1919\u{2013}20, then \
+                1885\u{2013}1962, hit .983 and 67.1 in seven years and 108 games at 1.80 m. Dr. Donald \
+                Blake and Gerald Ford Jr. starred in The Adjustment Bureau.";
+    let quantity = Some(EntityType::Quantity);
+    let date = Some(EntityType::Datetime);
+    let person = Some(EntityType::Person);
+    let pieces = [
+        ("Doon School", Some(EntityType::Org)),
+        ("130", quantity),
+        ("1919", date),
+        ("1885", date),
+        ("1962", date),
+        ("983", quantity),
+        ("67", quantity),
+        ("seven", date),
+        ("108", quantity),
+        ("80 m", quantity),
+        ("Dr", person),
+        ("Donald Blake", person),
+        ("Gerald Ford Jr", person),
+        ("Adjustment Bureau", Some(EntityType::Misc)),
+    ];
+    let spans = pieces
+        .iter()
+        .map(|(needle, ty)| (find(text, needle), *ty, 0.5))
+        .collect();
+    assert_eq!(
+        texts(text, &tidy_spans(text, spans)),
+        [
+            // A sentence's first "The" is not told from a title's.
+            "Doon School",
+            "$100\u{2013}130 million",
+            // A season is one mention, two full years are two dates.
+            "1919\u{2013}20",
+            "1885",
+            "1962",
+            ".983",
+            "67.1",
+            "seven years",
+            // Counted things are no unit.
+            "108",
+            "1.80 m",
+            "Dr. Donald Blake",
+            "Gerald Ford Jr.",
+            "The Adjustment Bureau",
+        ]
+    );
+}
+
+#[test]
 fn tidying_cuts_lists_ranges_and_a_noun_before_a_name() {
     let text = "(27 October 1888 – 8 May 1952) lived in Vichy, Allier, Auvergne on June 5, 1965 with \
                 the British actor Charles Quartermaine and a rock band";
