@@ -389,6 +389,10 @@ pub struct DetectArgs {
     /// keep every span): with a low --threshold, precision span by span.
     #[arg(long)]
     pub min_score: Option<f32>,
+    /// Drop spans written without a capital letter ("politician") scored below this (default 0:
+    /// keep them; above 1: drop them all): annotators mark names far more often than common nouns.
+    #[arg(long)]
+    pub lowercase_min_score: Option<f32>,
     /// Only part I/N of the documents (0-based: 0/4 … 3/4; a Slurm array task or a Kubernetes
     /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
     #[arg(long, value_name = "I/N")]

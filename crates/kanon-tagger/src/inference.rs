@@ -71,6 +71,22 @@ impl Decision {
     }
 }
 
+/// Whether a tidied span scored `score` stays: it reaches `min_score`, and `lowercase_min_score`
+/// too when it is written in lower case only ("politician"; not "Oslo", nor "黄义达", whose script
+/// has no case).
+pub fn sure_enough(
+    text: &str,
+    span: Span,
+    score: f32,
+    min_score: f32,
+    lowercase_min_score: f32,
+) -> bool {
+    let lowercase = span.slice(text).is_some_and(|slice| {
+        slice.chars().any(char::is_lowercase) && !slice.chars().any(char::is_uppercase)
+    });
+    score >= min_score && (!lowercase || score >= lowercase_min_score)
+}
+
 /// PERSON spans scored below `confidence` become MISC: masked all the same, but not numbered as
 /// people by the sanitizer.
 pub fn retype_unsure_people(spans: Vec<PredictedSpan>, confidence: f32) -> Vec<PredictedSpan> {
@@ -101,6 +117,9 @@ pub struct Tagger {
     /// Spans scored below this are dropped after tidying (see
     /// [`crate::detect::DetectConfig::min_score`]); 0 keeps every span.
     pub min_score: f32,
+    /// Spans without a capital letter scored below this are dropped after tidying (see
+    /// [`crate::detect::DetectConfig::lowercase_min_score`]); 0 keeps them.
+    pub lowercase_min_score: f32,
     device: Device,
 }
 
@@ -122,6 +141,7 @@ impl Tagger {
             tidy: true,
             person_confidence: 0.0,
             min_score: 0.0,
+            lowercase_min_score: 0.0,
             device: device.clone(),
         }
     }
@@ -143,6 +163,11 @@ impl Tagger {
 
     pub fn with_min_score(mut self, min_score: f32) -> Self {
         self.min_score = min_score;
+        self
+    }
+
+    pub fn with_lowercase_min_score(mut self, lowercase_min_score: f32) -> Self {
+        self.lowercase_min_score = lowercase_min_score;
         self
     }
 
@@ -213,7 +238,15 @@ impl Tagger {
                 } else {
                     spans
                 };
-                spans.retain(|(_, _, score)| *score >= self.min_score);
+                spans.retain(|(span, _, score)| {
+                    sure_enough(
+                        text,
+                        *span,
+                        *score,
+                        self.min_score,
+                        self.lowercase_min_score,
+                    )
+                });
                 retype_unsure_people(spans, self.person_confidence)
             })
             .collect())

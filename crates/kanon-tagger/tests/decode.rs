@@ -4,7 +4,7 @@
 
 use kanon_core::{EntityType, Span};
 use kanon_tagger::data::tidy_spans;
-use kanon_tagger::inference::{Decision, retype_unsure_people};
+use kanon_tagger::inference::{Decision, retype_unsure_people, sure_enough};
 
 fn find(text: &str, needle: &str) -> Span {
     let byte = text.find(needle).unwrap();
@@ -275,4 +275,27 @@ fn unsure_people_are_typed_misc_and_stay_masked() {
     );
     assert_eq!(retyped.len(), spans.len(), "retyped, not dropped");
     assert_eq!(retype_unsure_people(spans.clone(), 0.0), spans);
+}
+
+#[test]
+fn lower_case_spans_need_their_own_min_score() {
+    let text = "Oslo politician 黄义达 O'neil";
+    let oslo = find(text, "Oslo");
+    let politician = find(text, "politician");
+    let cjk = find(text, "黄义达");
+    let keeps = |span, score| sure_enough(text, span, score, 0.1, 0.5);
+    assert!(keeps(oslo, 0.2));
+    assert!(!keeps(oslo, 0.05), "below the min score of every span");
+    assert!(
+        !keeps(politician, 0.2),
+        "a common noun needs the lower-case min score"
+    );
+    assert!(keeps(politician, 0.6));
+    assert!(keeps(cjk, 0.2), "a script without case is no common noun");
+    assert!(keeps(find(text, "O'neil"), 0.2));
+    assert!(sure_enough(text, politician, 0.2, 0.1, 0.0), "0 keeps them");
+    assert!(
+        !sure_enough(text, politician, 1.0, 0.0, 1.5),
+        "above 1 drops them all"
+    );
 }

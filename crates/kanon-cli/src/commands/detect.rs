@@ -36,6 +36,9 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(min_score) = args.min_score {
         config.min_score = min_score;
     }
+    if let Some(min_score) = args.lowercase_min_score {
+        config.lowercase_min_score = min_score;
+    }
     config.validate().map_err(anyhow::Error::msg)?;
     let job = DetectJob {
         model: args
@@ -102,6 +105,7 @@ fn run_method(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         ("--token-budget", args.token_budget.is_some()),
         ("--person-confidence", args.person_confidence.is_some()),
         ("--min-score", args.min_score.is_some()),
+        ("--lowercase-min-score", args.lowercase_min_score.is_some()),
         ("--shard", args.shard.is_some()),
     ];
     if let Some((option, _)) = tagger_only.iter().find(|(_, given)| *given) {
