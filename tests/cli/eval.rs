@@ -48,6 +48,7 @@ fn eval_spans_scores_predictions_against_tab_gold() {
     .unwrap();
     assert_eq!(json["exact"]["precision"], 0.5);
     assert_eq!(json["unknown_documents"], 1);
+    assert_eq!(json["unmasked_mentions"], 1, "the NO_MASK word");
 }
 
 #[test]

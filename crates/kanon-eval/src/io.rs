@@ -36,6 +36,12 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldDocument>> {
                             .collect()
                     })
                     .collect(),
+                unmasked_mentions: doc
+                    .annotations
+                    .values()
+                    .flat_map(|a| &a.entity_mentions)
+                    .filter(|m| !m.identifier_type.to_mask())
+                    .count(),
                 id: doc.doc_id,
                 text: doc.text,
             })
@@ -60,6 +66,7 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldDocument>> {
                         })
                         .collect(),
                 ],
+                unmasked_mentions: 0,
                 id,
             })
         })

@@ -13,6 +13,7 @@
 //!         GoldMention { span: Span::new(0, 13), identifier: None, entity: None, entity_type: None },
 //!         GoldMention { span: Span::new(26, 32), identifier: None, entity: None, entity_type: None },
 //!     ]],
+//!     unmasked_mentions: 0,
 //! }];
 //! let predicted = [("d1".to_owned(), vec![Span::new(0, 6), Span::new(26, 32)])].into_iter().collect();
 //! let report = evaluate_spans(&gold, &predicted);

@@ -41,6 +41,9 @@ pub struct GoldDocument {
     pub id: String,
     pub text: String,
     pub annotators: Vec<Vec<GoldMention>>,
+    /// Mentions the annotators marked and left unmasked (TAB's `NO_MASK`), all annotators: not
+    /// scored, but a predicted span on one is a false positive.
+    pub unmasked_mentions: usize,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -92,6 +95,8 @@ pub struct SpanReport {
     /// Predictions for documents that are not in the gold (ignored).
     pub unknown_documents: usize,
     pub gold_mentions: usize,
+    /// The gold's `NO_MASK` mentions, left out of `gold_mentions` (see [`GoldDocument`]).
+    pub unmasked_mentions: usize,
     pub predicted_spans: usize,
     pub exact: PrecisionRecall,
     /// Any overlap counts, for every span it touches (see the module docs).
@@ -107,6 +112,16 @@ pub struct SpanReport {
 }
 
 impl SpanReport {
+    /// What the gold mention count leaves out, when it leaves anything out.
+    fn unmasked_note(&self) -> String {
+        match self.unmasked_mentions {
+            0 => String::new(),
+            n => format!(
+                " to mask (and {n} marked NO_MASK, left out: a span on one counts as a false positive)"
+            ),
+        }
+    }
+
     /// The report as a person reads it.
     pub fn render(&self) -> String {
         use std::fmt::Write as _;
@@ -120,8 +135,10 @@ impl SpanReport {
         );
         let _ = writeln!(
             out,
-            "gold mentions {}, predicted spans {}",
-            r.gold_mentions, r.predicted_spans
+            "gold mentions {}{}, predicted spans {}",
+            r.gold_mentions,
+            r.unmasked_note(),
+            r.predicted_spans
         );
         let _ = writeln!(out, "            precision  recall     F1");
         for (name, pr) in [
@@ -169,8 +186,11 @@ impl SpanReport {
     pub fn markdown(&self) -> String {
         let r = self;
         let mut out = format!(
-            "{} documents, {} gold mentions, {} predicted spans.\n\n",
-            r.documents, r.gold_mentions, r.predicted_spans
+            "{} documents, {} gold mentions{}, {} predicted spans.\n\n",
+            r.documents,
+            r.gold_mentions,
+            r.unmasked_note(),
+            r.predicted_spans
         );
         out += "| match | precision | recall | F1 |\n| --- | ---: | ---: | ---: |\n";
         for (name, pr) in [
@@ -231,6 +251,7 @@ pub fn evaluate_spans(
     let (mut gold_chars, mut pred_chars, mut both_chars) = (0usize, 0usize, 0usize);
     let mut by_identifier: BTreeMap<IdentifierType, IdentifierCounts> = BTreeMap::new();
     for doc in gold {
+        report.unmasked_mentions += doc.unmasked_mentions;
         let empty = Vec::new();
         let mut spans = predicted.get(&doc.id).unwrap_or(&empty).clone();
         if !predicted.contains_key(&doc.id) {
@@ -409,6 +430,7 @@ mod tests {
             id: "d".into(),
             text: "x".repeat(100),
             annotators: vec![mentions],
+            unmasked_mentions: 0,
         }
     }
 

@@ -156,6 +156,7 @@ mod tests {
                 mention(18, 25, EntityType::Dem),
                 mention(39, 44, EntityType::Loc),
             ]],
+            unmasked_mentions: 0,
         }];
         let spans = vec![
             predicted(9, 17, Some(EntityType::Dem)),
