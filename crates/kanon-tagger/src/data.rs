@@ -202,6 +202,7 @@ pub fn tidy_spans(
 ) -> Vec<(Span, Option<EntityType>, f32)> {
     let chars: Vec<char> = text.chars().collect();
     let is_word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    let in_number = |i: usize| is_word(i) || joins_number(&chars, i);
     let mut out: Vec<(Span, Option<EntityType>, f32, usize)> = Vec::with_capacity(spans.len());
     for (span, ty, score) in spans {
         if span.end > chars.len() || span.start >= span.end {
@@ -210,7 +211,6 @@ pub fn tidy_spans(
         let Some(mut span) = trim_punctuation(&chars, span) else {
             continue;
         };
-        let in_number = |i: usize| is_word(i) || joins_number(&chars, i);
         while span.start > 0 && in_number(span.start) && in_number(span.start - 1) {
             span.start -= 1;
         }
@@ -455,14 +455,7 @@ const UNITS: [&str; 29] = [
 
 /// The end of `span` taken over the unit that follows it when the span ends in a number.
 fn unit_end(chars: &[char], span: Span) -> usize {
-    let last_word: String = chars[span.start..span.end]
-        .iter()
-        .rev()
-        .take_while(|c| !c.is_whitespace())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let last_word: String = last_token(&chars[span.start..span.end]).iter().collect();
     let numeric = last_word.chars().any(|c| c.is_ascii_digit())
         && last_word
             .chars()
@@ -551,6 +544,15 @@ fn trim_punctuation(chars: &[char], mut span: Span) -> Option<Span> {
     (span.start < span.end).then_some(span)
 }
 
+/// The last whitespace-separated token of `text` (all of it when it has no whitespace).
+fn last_token(text: &[char]) -> &[char] {
+    let start = text
+        .iter()
+        .rposition(|c| c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    &text[start..]
+}
+
 /// Name suffixes, titles and company forms written with a full stop ("Gerald Ford Jr.", "Dr.").
 const ABBREVIATED_WORDS: [&str; 14] = [
     "Jr", "Sr", "Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Mt", "Ft", "Inc", "Ltd", "Corp", "Bros",
@@ -559,11 +561,7 @@ const ABBREVIATED_WORDS: [&str; 14] = [
 /// Whether `word`'s last whitespace-separated token is an abbreviation a full stop belongs to: an
 /// initial ("F"), letters separated by full stops ("U.S", "D.C") or one of [`ABBREVIATED_WORDS`].
 fn ends_in_abbreviation(word: &[char]) -> bool {
-    let token_start = word
-        .iter()
-        .rposition(|c| c.is_whitespace())
-        .map_or(0, |i| i + 1);
-    let token = &word[token_start..];
+    let token = last_token(word);
     let token_text: String = token.iter().collect();
     if ABBREVIATED_WORDS.contains(&token_text.as_str()) {
         return true;
