@@ -6,6 +6,7 @@ use std::path::Path;
 
 use kanon_core::{EntityType, Span};
 use tokenizers::Tokenizer;
+use unicode_normalization::char::is_combining_mark;
 
 use crate::error::{Error, Result};
 use crate::labels::{Label, LabelScheme};
@@ -201,7 +202,13 @@ pub fn tidy_spans(
     spans: Vec<(Span, Option<EntityType>, f32)>,
 ) -> Vec<(Span, Option<EntityType>, f32)> {
     let chars: Vec<char> = text.chars().collect();
-    let is_word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    // A combining mark (a Devanagari virama, a Burmese asat) belongs to the letter before it: the
+    // word-piece tokenizer strips marks, so a span's last piece can end before them.
+    let is_word = |i: usize| {
+        chars
+            .get(i)
+            .is_some_and(|&c| c.is_alphanumeric() || is_combining_mark(c))
+    };
     let in_number = |i: usize| is_word(i) || joins_number(&chars, i);
     let mut out: Vec<(Span, Option<EntityType>, f32, usize)> = Vec::with_capacity(spans.len());
     for (span, ty, score) in spans {
@@ -528,6 +535,7 @@ fn trim_punctuation(chars: &[char], mut span: Span) -> Option<Span> {
     while span.start < span.end {
         let c = chars[span.end - 1];
         let keep = c.is_alphanumeric()
+            || is_combining_mark(c)
             || matches!(c, '%' | '\u{b0}')
             || (c == ')' && holds(span, '('))
             || (c == ']' && holds(span, '['))

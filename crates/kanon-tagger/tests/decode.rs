@@ -4,7 +4,7 @@
 
 use kanon_core::{EntityType, Span};
 use kanon_tagger::data::tidy_spans;
-use kanon_tagger::inference::{Decision, retype_unsure_people, sure_enough};
+use kanon_tagger::inference::{Decision, LowercaseWords, retype_unsure_people, sure_enough};
 
 fn find(text: &str, needle: &str) -> Span {
     let byte = text.find(needle).unwrap();
@@ -176,6 +176,25 @@ fn tidying_keeps_numbers_with_their_units_and_titles_with_their_words() {
 }
 
 #[test]
+fn tidying_keeps_a_word_s_combining_marks() {
+    // Offsets from the word-piece tokenizer, which strips marks, can end before a final virama
+    // (Devanagari) or asat (Burmese); the mask must not leave them showing.
+    let text = "Krishna (\u{0915}\u{0943}\u{0937}\u{094D}\u{0923}) and \u{1021}\u{1031}\u{102C}\u{1004}\u{103A} sang.";
+    let person = Some(EntityType::Person);
+    let spans = vec![
+        (find(text, "\u{0915}\u{0943}\u{0937}"), person, 0.9),
+        (find(text, "\u{1021}\u{1031}\u{102C}\u{1004}"), person, 0.9),
+    ];
+    assert_eq!(
+        texts(text, &tidy_spans(text, spans)),
+        [
+            "\u{0915}\u{0943}\u{0937}\u{094D}\u{0923}",
+            "\u{1021}\u{1031}\u{102C}\u{1004}\u{103A}"
+        ]
+    );
+}
+
+#[test]
 fn tidying_cuts_lists_ranges_and_a_noun_before_a_name() {
     let text = "(27 October 1888 – 8 May 1952) lived in Vichy, Allier, Auvergne on June 5, 1965 with \
                 the British actor Charles Quartermaine and a rock band";
@@ -283,7 +302,7 @@ fn lower_case_spans_need_their_own_min_score() {
     let oslo = find(text, "Oslo");
     let politician = find(text, "politician");
     let cjk = find(text, "黄义达");
-    let keeps = |span, score| sure_enough(text, span, score, 0.1, 0.5);
+    let keeps = |span, score| sure_enough(text, span, score, 0.1, 0.5, LowercaseWords::All);
     assert!(keeps(oslo, 0.2));
     assert!(!keeps(oslo, 0.05), "below the min score of every span");
     assert!(
@@ -293,9 +312,56 @@ fn lower_case_spans_need_their_own_min_score() {
     assert!(keeps(politician, 0.6));
     assert!(keeps(cjk, 0.2), "a script without case is no common noun");
     assert!(keeps(find(text, "O'neil"), 0.2));
-    assert!(sure_enough(text, politician, 0.2, 0.1, 0.0), "0 keeps them");
     assert!(
-        !sure_enough(text, politician, 1.0, 0.0, 1.5),
+        sure_enough(text, politician, 0.2, 0.1, 0.0, LowercaseWords::All),
+        "0 keeps them"
+    );
+    assert!(
+        !sure_enough(text, politician, 1.0, 0.0, 1.5, LowercaseWords::All),
         "above 1 drops them all"
     );
+}
+
+#[test]
+fn lower_case_by_the_last_word_reads_a_phrase_by_its_head() {
+    let text = "an Italian football goalkeeper at the University of Oslo from 23 February 1955, \
+                Watergate scandal, seven years, 黄义达";
+    let last = |words: &str| LowercaseWords::Last.is_lowercase(words);
+    let all = |words: &str| LowercaseWords::All.is_lowercase(words);
+    assert!(last("Italian football goalkeeper"));
+    assert!(
+        !all("Italian football goalkeeper"),
+        "a capital anywhere is enough for `all`"
+    );
+    assert!(last("Watergate scandal"));
+    assert!(last("seven years") && all("seven years"));
+    for name in ["University of Oslo", "23 February 1955", "黄义达", "1955"] {
+        assert!(!last(name), "{name}");
+        assert!(!all(name), "{name}");
+    }
+    let goalkeeper = find(text, "Italian football goalkeeper");
+    assert!(sure_enough(
+        text,
+        goalkeeper,
+        0.2,
+        0.1,
+        0.5,
+        LowercaseWords::All
+    ));
+    assert!(!sure_enough(
+        text,
+        goalkeeper,
+        0.2,
+        0.1,
+        0.5,
+        LowercaseWords::Last
+    ));
+    assert!(sure_enough(
+        text,
+        goalkeeper,
+        0.6,
+        0.1,
+        0.5,
+        LowercaseWords::Last
+    ));
 }
