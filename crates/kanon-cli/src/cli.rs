@@ -6,7 +6,7 @@ use kanon_kg::Source;
 use kanon_kg::import::Format;
 use kanon_label::{CorpusFormat, MaskStrategy};
 use kanon_sanitize::Strategy;
-use kanon_tagger::{LabelScheme, SpansFormat};
+use kanon_tagger::{LabelScheme, LowercaseWords, SpansFormat};
 
 /// kanon: privacy-first text anonymization guided by k-anonymity over a knowledge graph.
 #[derive(Debug, Parser)]
@@ -393,6 +393,10 @@ pub struct DetectArgs {
     /// keep them; above 1: drop them all): annotators mark names far more often than common nouns.
     #[arg(long)]
     pub lowercase_min_score: Option<f32>,
+    /// Which words make a span lower case for --lowercase-min-score: `all` (default) or `last`,
+    /// the phrase's head ("Italian football goalkeeper" too).
+    #[arg(long, value_name = "all|last")]
+    pub lowercase_words: Option<LowercaseWords>,
     /// Only part I/N of the documents (0-based: 0/4 … 3/4; a Slurm array task or a Kubernetes
     /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
     #[arg(long, value_name = "I/N")]

@@ -12,7 +12,7 @@ use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_forma
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::inference::{Decision, Tagger};
+use crate::inference::{Decision, LowercaseWords, Tagger};
 
 /// How detection decides and tidies.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -45,6 +45,15 @@ pub struct DetectConfig {
     /// still protects.
     #[serde(skip_serializing_if = "is_zero")]
     pub lowercase_min_score: f32,
+    /// Which words make a span lower case for `lowercase_min_score`: `all` (the default) or the
+    /// `last`, the phrase's head, so that "Italian football goalkeeper" counts as a common noun
+    /// phrase too (README, "Distant labels without holes").
+    #[serde(skip_serializing_if = "is_default")]
+    pub lowercase_words: LowercaseWords,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 fn is_zero(value: &f32) -> bool {
@@ -60,6 +69,7 @@ impl Default for DetectConfig {
             person_confidence: DEFAULT_PERSON_CONFIDENCE,
             min_score: 0.0,
             lowercase_min_score: 0.0,
+            lowercase_words: LowercaseWords::All,
         }
     }
 }
@@ -181,7 +191,8 @@ pub fn run(job: &DetectJob, device: &Device, progress: &dyn Progress) -> Result<
         .with_tidy(config.tidy)
         .with_person_confidence(config.person_confidence)
         .with_min_score(config.min_score)
-        .with_lowercase_min_score(config.lowercase_min_score);
+        .with_lowercase_min_score(config.lowercase_min_score)
+        .with_lowercase_words(config.lowercase_words);
     let mut docs = kanon_core::io::read_documents(&job.docs)?.docs;
     let part = kanon_core::shard::keep_part(&mut docs, job.shard);
     progress.stage("detect", docs.len() as u64);
@@ -251,6 +262,7 @@ mod tests {
                 person_confidence: 0.5,
                 min_score: 0.1,
                 lowercase_min_score: 1.5,
+                lowercase_words: LowercaseWords::Last,
             },
             shard: Some("1/4".parse().unwrap()),
         };
@@ -274,13 +286,14 @@ mod tests {
         std::fs::write(&path, "lowercase_min_score = -1\n").unwrap();
         let err = DetectConfig::load(&path).unwrap_err().to_string();
         assert!(err.contains("lowercase_min_score -1 is negative"), "{err}");
-        // Min scores of 0 keep every span and are left out of the file.
+        std::fs::write(&path, "lowercase_words = \"first\"\n").unwrap();
+        let err = DetectConfig::load(&path).unwrap_err().to_string();
+        assert!(err.contains("lowercase_words"), "{err}");
+        // Min scores of 0 keep every span and are left out of the file, as is the default
+        // reading of lower case.
         DetectConfig::default().save(&path).unwrap();
-        assert!(
-            !std::fs::read_to_string(&path)
-                .unwrap()
-                .contains("min_score")
-        );
+        let saved = std::fs::read_to_string(&path).unwrap();
+        assert!(!saved.contains("min_score") && !saved.contains("lowercase_words"));
         assert_eq!(DetectConfig::default().decision(), Decision::Argmax);
     }
 }

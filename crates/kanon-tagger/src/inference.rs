@@ -71,19 +71,54 @@ impl Decision {
     }
 }
 
+/// Which words of a span decide whether it is written in lower case, for
+/// [`crate::detect::DetectConfig::lowercase_min_score`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LowercaseWords {
+    /// Every word: "politician", "science fiction"; not "Italian football goalkeeper".
+    #[default]
+    All,
+    /// The last word, the head of an English noun phrase: "Italian football goalkeeper" is a common
+    /// noun phrase like "goalkeeper", "University of Oslo" and "23 February 1955" are not.
+    Last,
+}
+
+kanon_core::named_choices!(
+    LowercaseWords,
+    "lower-case words",
+    [All = "all", Last = "last"]
+);
+
+impl LowercaseWords {
+    /// Whether `span_text` counts as written in lower case: its words chosen by `self` have a
+    /// lower-case letter and no capital (so "1955" and "黄义达", without case, do not).
+    pub fn is_lowercase(self, span_text: &str) -> bool {
+        let words = match self {
+            LowercaseWords::All => span_text,
+            LowercaseWords::Last => span_text
+                .split_whitespace()
+                .rfind(|word| word.chars().any(char::is_alphabetic))
+                .unwrap_or(""),
+        };
+        words.chars().any(char::is_lowercase) && !words.chars().any(char::is_uppercase)
+    }
+}
+
 /// Whether a tidied span scored `score` stays: it reaches `min_score`, and `lowercase_min_score`
-/// too when it is written in lower case only ("politician"; not "Oslo", nor "黄义达", whose script
-/// has no case).
+/// too when it is written in lower case by `lowercase_words` ("politician"; not "Oslo", nor
+/// "黄义达", whose script has no case).
 pub fn sure_enough(
     text: &str,
     span: Span,
     score: f32,
     min_score: f32,
     lowercase_min_score: f32,
+    lowercase_words: LowercaseWords,
 ) -> bool {
-    let lowercase = span.slice(text).is_some_and(|slice| {
-        slice.chars().any(char::is_lowercase) && !slice.chars().any(char::is_uppercase)
-    });
+    let lowercase = span
+        .slice(text)
+        .is_some_and(|slice| lowercase_words.is_lowercase(slice));
     score >= min_score && (!lowercase || score >= lowercase_min_score)
 }
 
@@ -120,6 +155,8 @@ pub struct Tagger {
     /// Spans without a capital letter scored below this are dropped after tidying (see
     /// [`crate::detect::DetectConfig::lowercase_min_score`]); 0 keeps them.
     pub lowercase_min_score: f32,
+    /// Which words make a span lower case for `lowercase_min_score`.
+    pub lowercase_words: LowercaseWords,
     device: Device,
 }
 
@@ -142,6 +179,7 @@ impl Tagger {
             person_confidence: 0.0,
             min_score: 0.0,
             lowercase_min_score: 0.0,
+            lowercase_words: LowercaseWords::All,
             device: device.clone(),
         }
     }
@@ -168,6 +206,11 @@ impl Tagger {
 
     pub fn with_lowercase_min_score(mut self, lowercase_min_score: f32) -> Self {
         self.lowercase_min_score = lowercase_min_score;
+        self
+    }
+
+    pub fn with_lowercase_words(mut self, lowercase_words: LowercaseWords) -> Self {
+        self.lowercase_words = lowercase_words;
         self
     }
 
@@ -245,6 +288,7 @@ impl Tagger {
                         *score,
                         self.min_score,
                         self.lowercase_min_score,
+                        self.lowercase_words,
                     )
                 });
                 retype_unsure_people(spans, self.person_confidence)

@@ -52,6 +52,6 @@ pub mod weights;
 
 pub use detect::{DetectConfig, DetectJob, SpansFormat};
 pub use error::{Error, Result};
-pub use inference::{Decision, Tagger};
+pub use inference::{Decision, LowercaseWords, Tagger};
 pub use labels::{Label, LabelScheme};
 pub use train::{TrainConfig, TrainJob};

@@ -39,6 +39,9 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(min_score) = args.lowercase_min_score {
         config.lowercase_min_score = min_score;
     }
+    if let Some(words) = args.lowercase_words {
+        config.lowercase_words = words;
+    }
     config.validate().map_err(anyhow::Error::msg)?;
     let job = DetectJob {
         model: args
@@ -106,6 +109,7 @@ fn run_method(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         ("--person-confidence", args.person_confidence.is_some()),
         ("--min-score", args.min_score.is_some()),
         ("--lowercase-min-score", args.lowercase_min_score.is_some()),
+        ("--lowercase-words", args.lowercase_words.is_some()),
         ("--shard", args.shard.is_some()),
     ];
     if let Some((option, _)) = tagger_only.iter().find(|(_, given)| *given) {
