@@ -494,6 +494,94 @@ fn unit_end(chars: &[char], span: Span) -> usize {
     }
 }
 
+/// Spans widened leftwards over the capitalised words just before them ("Best Supporting" +
+/// "Actress", "Sony Music" + "Taiwan", "Chief" + "Minister of Tamil Nadu"): names and titles are
+/// written capitalised, so a span that starts inside one takes the rest of it. Not across a
+/// sentence's first word (capitalised anyway), a possessive ("Wilco's" + "John Stirratt": another
+/// entity), a word ending in punctuation, a single letter ("A", "I"), or a word with a sentence
+/// break in it ("City.In"). Spans that come to overlap are joined, typed by the one that was longer
+/// before widening, scores weighted by those lengths. Run after
+/// the min scores, so that a common noun's capitalised neighbour ("Italian" + "goalkeeper") does
+/// not change how the noun is judged.
+pub fn widen_names_leftwards(
+    text: &str,
+    spans: Vec<(Span, Option<EntityType>, f32)>,
+) -> Vec<(Span, Option<EntityType>, f32)> {
+    let chars: Vec<char> = text.chars().collect();
+    // The length each span had before widening: the words taken over carry no score of their own.
+    let mut widened: Vec<(Span, Option<EntityType>, f32, usize)> = spans
+        .into_iter()
+        .map(|(mut span, ty, score)| {
+            let scored = span.end - span.start;
+            while let Some(word_start) = capitalised_word_before(&chars, span.start) {
+                span.start = word_start;
+            }
+            (span, ty, score, scored)
+        })
+        .collect();
+    widened.sort_by_key(|(span, ..)| (span.start, std::cmp::Reverse(span.end)));
+    let mut out: Vec<(Span, Option<EntityType>, f32, usize)> = Vec::with_capacity(widened.len());
+    for (span, ty, score, scored) in widened {
+        if let Some((last, last_ty, last_score, last_scored)) = out.last_mut()
+            && span.start < last.end
+        {
+            *last_score = (*last_score * *last_scored as f32 + score * scored as f32)
+                / (*last_scored + scored) as f32;
+            if scored > *last_scored {
+                *last_ty = ty;
+            }
+            *last_scored += scored;
+            last.end = last.end.max(span.end);
+            continue;
+        }
+        out.push((span, ty, score, scored));
+    }
+    out.into_iter()
+        .map(|(span, ty, score, _)| (span, ty, score))
+        .collect()
+}
+
+/// Where the capitalised word one space before `start` begins, when a name may go on over it
+/// (see [`widen_names_leftwards`]).
+fn capitalised_word_before(chars: &[char], start: usize) -> Option<usize> {
+    if start < 3 || chars[start - 1] != ' ' {
+        return None;
+    }
+    let end = start - 1;
+    let begin = chars[..end]
+        .iter()
+        .rposition(|c| c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    let word = &chars[begin..end];
+    let last = *word.last()?;
+    let possessive =
+        word.len() > 2 && matches!(word[word.len() - 2], '\'' | '\u{2019}') && last == 's';
+    let sentence_break = word
+        .windows(3)
+        .any(|w| w[0].is_lowercase() && matches!(w[1], '.' | '!' | '?') && w[2].is_uppercase());
+    if word.len() < 2
+        || !word[0].is_uppercase()
+        || last.is_ascii_punctuation()
+        || possessive
+        || sentence_break
+    {
+        return None;
+    }
+    // A sentence's (or a line's) first word is capitalised whatever it is.
+    let gap_start = chars[..begin]
+        .iter()
+        .rposition(|c| !c.is_whitespace())
+        .map(|i| i + 1)?;
+    if chars[gap_start..begin]
+        .iter()
+        .any(|c| matches!(c, '\n' | '\r'))
+        || matches!(chars[gap_start - 1], '.' | '!' | '?')
+    {
+        return None;
+    }
+    Some(begin)
+}
+
 /// Whether a capitalised "The" opens the mention at `start` in mid-sentence: it is then part of a
 /// title ("starred in The Adjustment Bureau"); at a sentence's start it is not told apart.
 fn starts_after_title_article(chars: &[char], start: usize) -> bool {

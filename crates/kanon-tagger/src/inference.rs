@@ -11,7 +11,9 @@ use kanon_core::{EntityType, PathContext, Span};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{LABELS_FILE, LabelsFile, MODEL_CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
-use crate::data::{TaggerTokenizer, decode_spans, merge_windows, tidy_spans};
+use crate::data::{
+    TaggerTokenizer, decode_spans, merge_windows, tidy_spans, widen_names_leftwards,
+};
 use crate::dataset::{Example, Windowing, to_batch};
 use crate::error::{Error, Result};
 use crate::model::{BertConfig, BertTagger};
@@ -291,6 +293,9 @@ impl Tagger {
                         self.lowercase_words,
                     )
                 });
+                if self.tidy {
+                    spans = widen_names_leftwards(text, spans);
+                }
                 retype_unsure_people(spans, self.person_confidence)
             })
             .collect())

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 use kanon_core::{EntityType, Span};
-use kanon_tagger::data::tidy_spans;
+use kanon_tagger::data::{tidy_spans, widen_names_leftwards};
 use kanon_tagger::inference::{Decision, LowercaseWords, retype_unsure_people, sure_enough};
 
 fn find(text: &str, needle: &str) -> Span {
@@ -192,6 +192,46 @@ fn tidying_keeps_a_word_s_combining_marks() {
             "\u{1021}\u{1031}\u{102C}\u{1004}\u{103A}"
         ]
     );
+}
+
+#[test]
+fn names_widen_over_the_capitalised_words_before_them() {
+    let text = "She won the Best Supporting Actress award at Sony Music Taiwan. Jon Wurster and \
+                Wilco's John Stirratt left Kuwait City.In Rome, A Smith met \"Set Me\" and 1990 Nations.\n\
+                Grand Prize";
+    let misc = Some(EntityType::Misc);
+    let spans = vec![
+        (find(text, "Actress"), misc, 0.4),
+        (find(text, "Sony Music"), Some(EntityType::Org), 0.6),
+        (find(text, "Taiwan"), Some(EntityType::Loc), 0.9),
+        (find(text, "John Stirratt"), Some(EntityType::Person), 0.9),
+        (find(text, "Rome"), Some(EntityType::Loc), 0.9),
+        (find(text, "Smith"), Some(EntityType::Person), 0.9),
+        (find(text, "Me"), misc, 0.3),
+        (find(text, "Nations"), misc, 0.3),
+        (find(text, "Prize"), misc, 0.3),
+    ];
+    let widened = widen_names_leftwards(text, spans);
+    assert_eq!(
+        texts(text, &widened),
+        [
+            "Best Supporting Actress",
+            // Overlapping after widening: one span, typed by the longer scored part.
+            "Sony Music Taiwan",
+            // A possessive is another entity.
+            "John Stirratt",
+            // Not across a sentence break without its space, nor a single letter.
+            "Rome",
+            "Smith",
+            // Not across a quote, nor a number, nor a line's first word.
+            "Me",
+            "Nations",
+            "Prize",
+        ]
+    );
+    assert_eq!(widened[1].1, Some(EntityType::Org));
+    // Weighted by what the model scored: "Sony Music" and "Taiwan", not the words taken over.
+    assert!((widened[1].2 - (0.6 * 10.0 + 0.9 * 6.0) / 16.0).abs() < 1e-6);
 }
 
 #[test]
