@@ -548,11 +548,8 @@ fn capitalised_word_before(chars: &[char], start: usize) -> Option<usize> {
         return None;
     }
     let end = start - 1;
-    let begin = chars[..end]
-        .iter()
-        .rposition(|c| c.is_whitespace())
-        .map_or(0, |i| i + 1);
-    let word = &chars[begin..end];
+    let word = last_token(&chars[..end]);
+    let begin = end - word.len();
     let last = *word.last()?;
     let possessive =
         word.len() > 2 && matches!(word[word.len() - 2], '\'' | '\u{2019}') && last == 's';
@@ -564,22 +561,22 @@ fn capitalised_word_before(chars: &[char], start: usize) -> Option<usize> {
         || last.is_ascii_punctuation()
         || possessive
         || sentence_break
-    {
-        return None;
-    }
-    // A sentence's (or a line's) first word is capitalised whatever it is.
-    let gap_start = chars[..begin]
-        .iter()
-        .rposition(|c| !c.is_whitespace())
-        .map(|i| i + 1)?;
-    if chars[gap_start..begin]
-        .iter()
-        .any(|c| matches!(c, '\n' | '\r'))
-        || matches!(chars[gap_start - 1], '.' | '!' | '?')
+        || opens_sentence(chars, begin)
     {
         return None;
     }
     Some(begin)
+}
+
+/// Whether the word at `at` opens the text, a sentence or a line: it is capitalised whatever it is.
+fn opens_sentence(chars: &[char], at: usize) -> bool {
+    match chars[..at].iter().rposition(|c| !c.is_whitespace()) {
+        None => true,
+        Some(i) => {
+            matches!(chars[i], '.' | '!' | '?')
+                || chars[i + 1..at].iter().any(|c| matches!(c, '\n' | '\r'))
+        }
+    }
 }
 
 /// Whether a capitalised "The" opens the mention at `start` in mid-sentence: it is then part of a
@@ -591,8 +588,7 @@ fn starts_after_title_article(chars: &[char], start: usize) -> bool {
     if start > 4 && chars[start - 5].is_alphanumeric() {
         return false;
     }
-    let before = chars[..start - 4].iter().rev().find(|c| **c != ' ');
-    before.is_some_and(|c| !matches!(c, '.' | '!' | '?' | '\n' | '\r'))
+    !opens_sentence(chars, start - 4)
 }
 
 /// Currency signs that belong to the amount they precede ("$145 million").
