@@ -77,14 +77,18 @@ impl Background {
         ))
     }
 
+    /// How many people the attacker knows, with or without a text.
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
+    /// Whether the background names nobody.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
+    /// The name of the person at position `person` (as [`Background::person`] returns it); panics when
+    /// it is out of range.
     pub fn name(&self, person: usize) -> &str {
         &self.names[person]
     }

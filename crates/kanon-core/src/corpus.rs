@@ -19,8 +19,11 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// person, the split, each span's `term`, `postings` and `reason`), which readers ignore.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CorpusDocument {
+    /// The document's id, as in the input the corpus was labeled from.
     pub id: String,
+    /// The full text; span offsets count its characters.
     pub text: String,
+    /// The spans to mask, in character offsets of `text`.
     #[serde(default)]
     pub spans: Vec<SpanRecord>,
 }

@@ -1,3 +1,5 @@
+//! [`EntityType`]: the eight TAB categories a span to mask belongs to.
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -7,17 +9,26 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum EntityType {
+    /// Names of people, including initials and nicknames.
     Person,
+    /// Identifying numbers and codes: case and application numbers, phone numbers, licence plates.
     Code,
+    /// Places: cities, countries, addresses, named landmarks.
     Loc,
+    /// Organisations: companies, institutions, parties, schools, courts.
     Org,
+    /// Demographic attributes: nationality, ethnicity, religion, job title, education, age.
     Dem,
+    /// Dates, times and durations at any precision (`1992`, `5 August 1992`).
     Datetime,
+    /// Meaningful quantities: amounts of money, percentages.
     Quantity,
+    /// Identifying information of no other type (products, events, titles of works).
     Misc,
 }
 
 impl EntityType {
+    /// Every type, in the order of their [`EntityType::to_u8`] codes.
     pub const ALL: [EntityType; 8] = [
         EntityType::Person,
         EntityType::Code,
@@ -29,6 +40,7 @@ impl EntityType {
         EntityType::Misc,
     ];
 
+    /// The TAB name of the type (`PERSON`, `DATETIME`), as serialized and parsed.
     pub fn as_str(self) -> &'static str {
         match self {
             EntityType::Person => "PERSON",
@@ -47,6 +59,7 @@ impl EntityType {
         self as u8
     }
 
+    /// The type of an [`EntityType::to_u8`] code; `None` for a code past the last type.
     pub fn from_u8(value: u8) -> Option<Self> {
         Self::ALL.get(usize::from(value)).copied()
     }

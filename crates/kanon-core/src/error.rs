@@ -14,38 +14,53 @@ pub enum Error {
     /// as a chain (`{:#}` of anyhow) it reads `PATH: No such file or directory (os error 2)`.
     #[error("{path}")]
     Io {
+        /// The file that could not be read or written.
         path: PathBuf,
+        /// The OS error, kept as the source so that it is printed once.
         #[source]
         source: std::io::Error,
     },
     /// Line `line` of `path` is not what it should be (a JSONL record, a config key).
     #[error("{path}:{line}: {message}")]
     Parse {
+        /// The file whose content is wrong.
         path: PathBuf,
+        /// The 1-based line of the problem (0 when only the file is known, e.g. a JSON document's check).
         line: u64,
+        /// What is wrong, naming the field where there is one.
         message: String,
     },
     /// `path` is not what it should be, with no line to point at.
     #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
+    Format {
+        /// The file whose content is wrong.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// `path` holds an on-disk format of a version this kanon does not read.
     #[error(
         "{path}: {what} format version {found} is not supported (this kanon reads version {expected}); {remedy}"
     )]
     Version {
+        /// The file in the unsupported format.
         path: PathBuf,
         /// What the file is (`index`, `corpus`, `checkpoint labels`).
         what: &'static str,
+        /// The version the file holds.
         found: u32,
+        /// The version this kanon reads and writes.
         expected: u32,
         /// How to get a file this kanon reads.
         remedy: &'static str,
     },
 }
 
+/// The result of kanon-core's fallible functions.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// [`Error::Io`]: `source` happened reading or writing `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
@@ -53,6 +68,7 @@ impl Error {
         }
     }
 
+    /// [`Error::Parse`]: line `line` (1-based) of `path` is wrong in the way `message` says.
     pub fn parse(path: impl Into<PathBuf>, line: u64, message: impl Into<String>) -> Self {
         Error::Parse {
             path: path.into(),
@@ -61,6 +77,7 @@ impl Error {
         }
     }
 
+    /// [`Error::Format`]: `path` is wrong in the way `message` says, with no line to point at.
     pub fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Error::Format {
             path: path.into(),
@@ -72,6 +89,7 @@ impl Error {
 /// Names the file an IO error is about: `std::fs::read(&path).with_path(&path)?`, in any crate
 /// whose error converts from [`Error`].
 pub trait PathContext<T> {
+    /// The error as an [`Error::Io`] naming `path`; a success passes through.
     fn with_path(self, path: impl AsRef<Path>) -> Result<T>;
 }
 

@@ -169,6 +169,7 @@ pub fn starts_with_json_array(path: &Path) -> Result<bool> {
 /// The documents of a file kanon reads texts from, and their TAB annotations when there are any.
 #[derive(Debug, Clone, Default)]
 pub struct Documents {
+    /// The documents in file order (a directory's files in path order).
     pub docs: Vec<Document>,
     /// The same documents as read, when the file is TAB-schema JSON.
     pub tab: Option<Vec<TabDocument>>,
@@ -348,6 +349,7 @@ impl<T: serde::Serialize + DeserializeOwned> JsonlLog<T> {
             .map_err(|e| Error::io(&self.path, e))
     }
 
+    /// The file appended to.
     pub fn path(&self) -> &Path {
         &self.path
     }

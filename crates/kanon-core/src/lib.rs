@@ -9,6 +9,8 @@
 //! assert_eq!(normalize_term("August 5, 1992").as_deref(), Some("august 5 1992"));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod background;
 pub mod choices;
 pub mod config;

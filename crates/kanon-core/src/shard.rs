@@ -42,10 +42,12 @@ impl Shard {
         (index < count).then_some(Shard { index, count })
     }
 
+    /// Which part this is, from 0 to `count - 1`.
     pub fn index(&self) -> usize {
         self.index
     }
 
+    /// How many parts the run is split into (at least 1).
     pub fn count(&self) -> usize {
         self.count
     }
@@ -121,8 +123,11 @@ pub enum OutputKind {
 /// holds, and with what settings, so that a merge can refuse parts that do not belong together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShardRecord {
+    /// [`SHARD_FORMAT_VERSION`] when written; another version is refused on reading.
     pub shard_format_version: u32,
+    /// What the output beside the record is.
     pub kind: OutputKind,
+    /// Which part of the run the output holds.
     pub shard: Shard,
     /// The input documents as the job named them (for people: the parts of a run in separate
     /// directories name their inputs differently; [`ShardRecord::input_fingerprint`] is compared).
@@ -222,6 +227,7 @@ impl ShardRecord {
 /// The parts of one sharded output, checked to belong together, in shard order.
 #[derive(Debug, Clone)]
 pub struct ShardSet {
+    /// The kind of every part's output.
     pub kind: OutputKind,
     /// Each part's output path and record, in shard order.
     pub parts: Vec<(PathBuf, ShardRecord)>,
@@ -327,6 +333,7 @@ impl ShardSet {
 /// A part and the whole input it was cut from, as its [`ShardRecord`] tells them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
+    /// Which part of the input this is.
     pub shard: Shard,
     /// Documents in the whole input.
     pub input_documents: usize,
@@ -359,6 +366,7 @@ impl fmt::Debug for Fingerprint {
 }
 
 impl Fingerprint {
+    /// A fingerprint of nothing yet.
     pub fn new() -> Self {
         Fingerprint::default()
     }
@@ -386,6 +394,7 @@ impl Fingerprint {
         Ok(self)
     }
 
+    /// The hash of everything added so far, as `xxh3-128:` and 32 hex digits.
     pub fn finish(&self) -> String {
         format!("xxh3-128:{:032x}", self.0.digest128())
     }

@@ -27,7 +27,9 @@ use crate::{EntityType, Span};
 /// and a line may carry more (a corpus's `term`, `postings`, `reason`), which readers ignore.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SpanRecord {
+    /// The first character of the span.
     pub start: usize,
+    /// One past the last character of the span.
     pub end: usize,
     /// The tag a detector gives (`MASK`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,6 +58,7 @@ impl SpanRecord {
         }
     }
 
+    /// The offsets as a [`Span`] (an `end` before `start` read as an empty span at `start`).
     pub fn span(&self) -> Span {
         Span::new(self.start, self.end.max(self.start))
     }
@@ -64,7 +67,9 @@ impl SpanRecord {
 /// The spans of one document: a line of a spans file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SpansRecord {
+    /// The id of the document the spans are in.
     pub id: String,
+    /// The document's spans, in the order written (a line may hold none).
     #[serde(default)]
     pub spans: Vec<SpanRecord>,
 }

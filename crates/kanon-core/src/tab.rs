@@ -8,15 +8,18 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::entity::EntityType;
-use crate::error::{Error, Result};
+use crate::error::{Error, PathContext, Result};
 use crate::{Document, Span};
 
 /// Whether a mention identifies the person directly, in combination with others, or not at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum IdentifierType {
+    /// Identifies the person on its own (a name, a case number).
     Direct,
+    /// Identifies the person in combination with other quasi-identifiers (a date, a city, a job).
     Quasi,
+    /// Identifies no one: left in the text.
     NoMask,
 }
 
@@ -27,42 +30,58 @@ impl IdentifierType {
     }
 }
 
+/// One annotator's mention of an entity in a TAB document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabMention {
+    /// The mention's TAB category.
     pub entity_type: EntityType,
+    /// The mention's first character in the document's text.
     pub start_offset: usize,
+    /// One past the mention's last character (`start_offset < end_offset <= ` the text's length,
+    /// checked by [`read_tab`]).
     pub end_offset: usize,
+    /// The text of the mention as the annotator saw it (not checked against the offsets).
     #[serde(default)]
     pub span_text: String,
+    /// Whether the mention is to be masked, and why.
     pub identifier_type: IdentifierType,
     /// Mentions of one entity share it.
     #[serde(default)]
     pub entity_id: Option<String>,
+    /// The mention's own id within the annotation, when the file gives one.
     #[serde(default)]
     pub entity_mention_id: Option<String>,
 }
 
 impl TabMention {
+    /// The mention's offsets as a [`Span`].
     pub fn span(&self) -> Span {
         Span::new(self.start_offset, self.end_offset)
     }
 }
 
+/// What one annotator marked in a document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabAnnotation {
+    /// The annotator's mentions, in the order annotated.
     #[serde(default)]
     pub entity_mentions: Vec<TabMention>,
 }
 
+/// A document of the TAB schema: its text and every annotator's mentions in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabDocument {
+    /// The document's id (an ECHR case number in TAB itself).
     pub doc_id: String,
+    /// The document's text; offsets count its characters.
     pub text: String,
     /// Annotator name → that annotator's mentions.
     #[serde(default)]
     pub annotations: BTreeMap<String, TabAnnotation>,
+    /// The annotation task the document belongs to, when the file says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
+    /// The split (`train`, `dev`, `test`) the document belongs to, when the file says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset_type: Option<String>,
 }
@@ -81,7 +100,10 @@ impl TabDocument {
 
 /// Reads a TAB-schema JSON file, checking every mention's offsets against its text.
 pub fn read_tab(path: &Path) -> Result<Vec<TabDocument>> {
-    let reader = crate::io::open(path)?;
+    // Opened here rather than through `io`: `io` reads TAB files as one of its document formats.
+    let reader = std::fs::File::open(path)
+        .map(std::io::BufReader::new)
+        .with_path(path)?;
     let docs: Vec<TabDocument> = serde_json::from_reader(reader)
         .map_err(|e| Error::parse(path, e.line() as u64, format!("TAB schema: {e}")))?;
     for doc in &docs {
@@ -107,8 +129,11 @@ pub fn read_tab(path: &Path) -> Result<Vec<TabDocument>> {
 /// A DIRECT or QUASI mention of a TAB document, the annotators united.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MaskedMention {
+    /// Where the mention is; the spans of one annotator's mentions may overlap another's.
     pub span: Span,
+    /// The category the annotator gave.
     pub entity_type: EntityType,
+    /// DIRECT or QUASI (never NO_MASK).
     pub identifier_type: IdentifierType,
     /// The entity it belongs to, linked across annotators: the key (`annotator\u{1}entity_id`)
     /// of the first of the entities joined by overlapping mentions.

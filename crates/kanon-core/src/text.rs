@@ -136,11 +136,16 @@ fn for_each_word(text: &str, mut on_word: impl FnMut(&str, usize, usize, Gap)) {
 /// A token of a text: a folded word with its character offsets, or a hard break between words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Token<'a> {
+    /// A word, folded as terms are (lower-case, no diacritics).
     Word {
+        /// The folded word (not a slice of the original text: folding may change its length).
         text: &'a str,
+        /// The word's first character in the original text.
         start: usize,
+        /// One past the word's last character in the original text.
         end: usize,
     },
+    /// A hard separator (a sentence end, a bracket, a line break…) between two words: no term spans it.
     HardBreak,
 }
 
