@@ -77,6 +77,10 @@ pub struct ModelSpec {
     pub files: &'static [(&'static str, &'static str)],
 }
 
+/// The BERT encoder kanon fine-tunes and embeds with unless told otherwise: the tagger's and
+/// the attackers' starting point, the sentence encoder of TPS and `substitute`.
+pub const DEFAULT_ENCODER: &str = "all-minilm-l6-v2";
+
 pub const MODELS: &[ModelSpec] = &[
     ModelSpec {
         name: "all-minilm-l6-v2",

@@ -33,12 +33,16 @@
 pub mod config;
 pub mod error;
 pub mod memory;
+pub mod paths;
 pub mod report;
 pub mod run;
 pub mod stage;
+pub mod stages;
 
 pub use config::RunConfig;
 pub use error::{Error, Result};
+pub use paths::RunPaths;
 pub use report::RunReport;
-pub use run::{Event, Pipeline, PlannedStage, RunOptions, RunPaths};
+pub use run::{Event, Pipeline, PlannedStage, RunOptions};
 pub use stage::{Action, Stage, StageRecord};
+pub use stages::StageSummary;

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::run::RunPaths;
+use crate::paths::{RunPaths, SPAN_SCORES_MARKDOWN};
 use crate::stage::{Action, Stage, StageRecord};
 
 /// One stage in the report.
@@ -49,7 +49,7 @@ impl RunReport {
             .then(|| std::fs::read_to_string(eval_dir.join(kanon_eval::report::REPORT_MARKDOWN)))
             .and_then(|read| read.ok());
         let detection = finished
-            .then(|| std::fs::read_to_string(eval_dir.join(crate::run::SPAN_SCORES_MARKDOWN)))
+            .then(|| std::fs::read_to_string(eval_dir.join(SPAN_SCORES_MARKDOWN)))
             .and_then(|read| read.ok());
         let plot = (finished && eval_dir.join(kanon_eval::report::REPORT_PLOT).exists())
             .then(|| format!("eval/{}", kanon_eval::report::REPORT_PLOT));
