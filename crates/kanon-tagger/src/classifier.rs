@@ -24,6 +24,7 @@ use rand::{Rng, SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::batching::by_length;
 use crate::checkpoint::{MODEL_CONFIG_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE, WEIGHTS_FILE};
 use crate::data::{TaggerTokenizer, windows};
 use crate::dataset::{Example, to_batch};
@@ -352,17 +353,9 @@ impl TextClassifier {
             .collect();
         let classes = self.classes.names.len();
         let mut out = vec![Vec::new(); examples.len()];
-        let mut order: Vec<usize> = (0..examples.len()).collect();
-        order.sort_by_key(|&i| (examples[i].ids.len(), i));
-        let mut start = 0;
-        while start < order.len() {
-            let mut end = start + 1;
-            while end < order.len()
-                && examples[order[end]].ids.len() * (end + 1 - start) <= SCORE_TOKEN_BUDGET
-            {
-                end += 1;
-            }
-            let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
+        let lengths: Vec<usize> = examples.iter().map(|e| e.ids.len()).collect();
+        for batch_indices in by_length(&lengths, SCORE_TOKEN_BUDGET) {
+            let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
             let batch = to_batch(&refs, self.tokenizer.pad(), &self.device);
             let logits = self.model.forward(batch.input_ids, batch.padding.clone());
             let log_probs = log_softmax(pooled_logits(logits, batch.padding), 1);
@@ -370,10 +363,9 @@ impl TextClassifier {
                 .into_data()
                 .try_to_vec::<f32>()
                 .map_err(|e| Error::TensorData(Box::new(e)))?;
-            for (row, &i) in order[start..end].iter().enumerate() {
+            for (row, &i) in batch_indices.iter().enumerate() {
                 out[i] = values[row * classes..(row + 1) * classes].to_vec();
             }
-            start = end;
         }
         Ok(out)
     }

@@ -7,6 +7,7 @@ use kanon_core::{EntityType, Span};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 
+use crate::batching::by_length;
 use crate::data::{TaggerTokenizer, Tokenized, align_labels, windows};
 use crate::labels::LabelScheme;
 
@@ -116,25 +117,8 @@ pub fn to_batch(examples: &[&Example], pad: u32, device: &Device) -> Batch {
 /// Groups examples into batches of at most `token_budget` padded tokens, similar lengths together;
 /// the batch order is shuffled with `seed` (one order per epoch: pass a different seed).
 pub fn batches_by_budget(examples: &[Example], token_budget: usize, seed: u64) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..examples.len()).collect();
-    order.sort_by_key(|&i| (examples[i].ids.len(), i));
-    let mut batches: Vec<Vec<usize>> = Vec::new();
-    let mut current: Vec<usize> = Vec::new();
-    for i in order {
-        let longest = current
-            .iter()
-            .map(|&j| examples[j].ids.len())
-            .max()
-            .unwrap_or(0)
-            .max(examples[i].ids.len());
-        if !current.is_empty() && longest * (current.len() + 1) > token_budget {
-            batches.push(std::mem::take(&mut current));
-        }
-        current.push(i);
-    }
-    if !current.is_empty() {
-        batches.push(current);
-    }
+    let lengths: Vec<usize> = examples.iter().map(|e| e.ids.len()).collect();
+    let mut batches = by_length(&lengths, token_budget);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     batches.shuffle(&mut rng);
     batches

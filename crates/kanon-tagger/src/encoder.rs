@@ -24,6 +24,7 @@ use std::path::Path;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 
+use crate::batching::by_length;
 use crate::data::TaggerTokenizer;
 use crate::dataset::{Example, to_batch};
 use crate::error::{Error, Result};
@@ -120,19 +121,10 @@ pub(crate) fn mean_pooled(
     device: &Device,
     token_budget: usize,
 ) -> Result<Vec<Vec<f32>>> {
-    let mut order: Vec<usize> = (0..examples.len()).collect();
-    order.sort_by_key(|&i| (examples[i].ids.len(), i));
     let mut pooled = vec![Vec::new(); examples.len()];
-    let mut start = 0;
-    while start < order.len() {
-        // Sorted by length: the batch's last example is its longest.
-        let mut end = start + 1;
-        while end < order.len()
-            && examples[order[end]].ids.len() * (end + 1 - start) <= token_budget
-        {
-            end += 1;
-        }
-        let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
+    let lengths: Vec<usize> = examples.iter().map(|e| e.ids.len()).collect();
+    for batch_indices in by_length(&lengths, token_budget) {
+        let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
         let batch = to_batch(&refs, pad, device);
         let hidden: Tensor<3> = model.encode(batch.input_ids, batch.padding);
         let [_, seq, width] = hidden.dims();
@@ -140,7 +132,7 @@ pub(crate) fn mean_pooled(
             .into_data()
             .try_to_vec::<f32>()
             .map_err(|e| Error::TensorData(Box::new(e)))?;
-        for (row, &i) in order[start..end].iter().enumerate() {
+        for (row, &i) in batch_indices.iter().enumerate() {
             let n = examples[i].ids.len() as f32;
             let mut mean = vec![0.0f32; width];
             for position in 0..examples[i].ids.len() {
@@ -151,7 +143,6 @@ pub(crate) fn mean_pooled(
             }
             pooled[i] = mean;
         }
-        start = end;
     }
     Ok(pooled)
 }

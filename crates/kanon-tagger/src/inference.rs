@@ -10,6 +10,7 @@ use burn::tensor::{Device, Tensor};
 use kanon_core::{EntityType, PathContext, Span};
 use serde::{Deserialize, Serialize};
 
+use crate::batching::by_length;
 use crate::checkpoint::{LABELS_FILE, LabelsFile, MODEL_CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use crate::data::{
     TaggerTokenizer, decode_spans, merge_windows, tidy_spans, widen_names_leftwards,
@@ -352,18 +353,9 @@ impl Tagger {
                 ranges,
             });
         }
-        let mut order: Vec<usize> = (0..examples.len()).collect();
-        order.sort_by_key(|&i| (examples[i].ids.len(), i));
-        let mut start = 0;
-        while start < order.len() {
-            // Sorted by length, so the batch's last example is its longest.
-            let mut end = start + 1;
-            while end < order.len()
-                && examples[order[end]].ids.len() * (end + 1 - start) <= token_budget
-            {
-                end += 1;
-            }
-            let refs: Vec<&Example> = order[start..end].iter().map(|&i| &examples[i]).collect();
+        let lengths: Vec<usize> = examples.iter().map(|e| e.ids.len()).collect();
+        for batch_indices in by_length(&lengths, token_budget) {
+            let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
             let batch = to_batch(&refs, tokenizer.pad(), &self.device);
             let probabilities: Tensor<3> =
                 softmax(self.model.forward(batch.input_ids, batch.padding), 2);
@@ -372,7 +364,7 @@ impl Tagger {
                 .into_data()
                 .try_to_vec::<f32>()
                 .map_err(|e| Error::TensorData(Box::new(e)))?;
-            for (row, &i) in order[start..end].iter().enumerate() {
+            for (row, &i) in batch_indices.iter().enumerate() {
                 // Skip [CLS] (position 0) and [SEP] (the last real position).
                 let pieces = examples[i].ids.len() - 2;
                 let window = (1..=pieces)
@@ -385,7 +377,6 @@ impl Tagger {
                 let (t, w) = owners[i];
                 pending[t].predictions[w] = window;
             }
-            start = end;
         }
         let scheme = self.labels.scheme;
         Ok(pending

@@ -5,7 +5,8 @@
 //!   documents its tensor shapes); [`weights`]: a Hugging Face checkpoint's tensors mapped onto it.
 //! - [`labels`]: the label schemes (typed BIO over TAB's eight entity types, or `MASK`);
 //!   [`data`]: tokenisation with character offsets, span ↔ word-piece label alignment, windows and
-//!   their merge, tidying of decoded spans; [`dataset`]: training windows and batches.
+//!   their merge, tidying of decoded spans; [`dataset`]: training windows and batches;
+//!   [`batching`]: the one length-bucketing batcher of training, inference and embedding.
 //! - [`train`]: a [`train::TrainJob`] (AdamW, fused on the CPU by [`optim`], warm-up and decay, dev F1 each epoch, early stopping,
 //!   resumable state); [`checkpoint`]: the directory it writes (config beside weights, versioned
 //!   labels file).
@@ -32,6 +33,7 @@
 //! assert_eq!(spans, vec![(Span::new(0, 9), Some(EntityType::Person), 1.0)]);
 //! ```
 
+pub mod batching;
 pub mod checkpoint;
 pub mod classifier;
 pub mod data;
