@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+/// The English month names, January first: `MONTHS[m - 1]` is month `m`.
 pub const MONTHS: [&str; 12] = [
     "January",
     "February",
@@ -17,6 +18,7 @@ pub const MONTHS: [&str; 12] = [
     "December",
 ];
 
+/// The three-letter English month abbreviations, `Jan` first (no trailing point).
 pub const MONTH_ABBREVIATIONS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 ];
@@ -25,8 +27,11 @@ pub const MONTH_ABBREVIATIONS: [&str; 12] = [
 /// (astronomical numbering is not used: -384 is 384 BC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Date {
+    /// The year; negative before the common era, never 0.
     pub year: i32,
+    /// The month, 1 to 12, when known.
     pub month: Option<u8>,
+    /// The day of the month, from 1, when known; never set without the month.
     pub day: Option<u8>,
 }
 
@@ -183,6 +188,7 @@ fn parse_bounded(s: &str, max: u8) -> Option<u8> {
     (1..=max).contains(&v).then_some(v)
 }
 
+/// Days in `month` (1 to 12) of `year` in the Gregorian calendar, leap years counted.
 pub fn days_in_month(year: i32, month: u8) -> u8 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,

@@ -18,7 +18,9 @@ use crate::synth::{SynthConfig, synthesize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
+    /// The format of every input of this source.
     pub format: Format,
+    /// The files to read, in order (compressed `.gz` or `.bz2` or not).
     pub inputs: Vec<PathBuf>,
     /// Q-id label tables naming the item values the inputs do not (`wikidata` only; see
     /// [`crate::import::labels`] for the format).
@@ -30,6 +32,7 @@ pub struct Source {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImportJob {
+    /// The sources, merged in this order: a person keeps the id of their first record.
     pub sources: Vec<Source>,
     /// The KG directory to write.
     pub out: PathBuf,
@@ -50,10 +53,15 @@ fn default_lang() -> String {
 /// What an import made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportSummary {
+    /// Each source's counts, in the job's order.
     pub sources: Vec<SourceReport>,
+    /// The language labels and aliases were read in.
     pub lang: String,
+    /// How many records the merge folded into earlier people.
     pub merge: MergeStats,
+    /// The `kg.json` written.
     pub meta: KgMeta,
+    /// The KG directory written.
     pub out: PathBuf,
 }
 
@@ -183,6 +191,7 @@ pub fn import(job: &ImportJob, progress: &dyn Progress) -> Result<ImportSummary>
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SynthJob {
+    /// How many people, from which seed, with what share of biographies.
     #[serde(default)]
     pub config: SynthConfig,
     /// The KG directory to write.
@@ -197,14 +206,20 @@ impl ConfigFile for SynthJob {}
 /// What a synthesis made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SynthSummary {
+    /// People written.
     pub people: usize,
+    /// Facts of the people written.
     pub facts: usize,
+    /// Biographies written.
     pub biographies: usize,
+    /// The seed of the population.
     pub seed: u64,
+    /// The KG directory written.
     pub out: PathBuf,
 }
 
 impl SynthSummary {
+    /// One line: the counts, the seed and the KG directory.
     pub fn render(&self) -> String {
         format!(
             "synthesized {} people, {} facts, {} biographies (seed {}) -> {}\n",

@@ -17,8 +17,11 @@
 //! assert!(texts.contains(&"austrian"));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod date;
 pub mod derive;
+/// [`Error`], the one error of the crate.
 pub mod error;
 pub mod import;
 pub mod job;

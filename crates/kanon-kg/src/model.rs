@@ -13,33 +13,55 @@ use crate::date::Date;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Property {
+    /// A date (`1992-08-05`, `1992-08` or `1992`).
     BirthDate,
+    /// A date, as for the birth date.
     DeathDate,
+    /// A place of birth, usually a city.
     BirthPlace,
+    /// A place of death, usually a city.
     DeathPlace,
     /// The country of birth (Pantheon's `countryName`).
     BirthCountry,
+    /// A place the person lives or lived in (P551).
     Residence,
+    /// A country of citizenship (P27); its demonym is a variant.
     Citizenship,
+    /// An occupation (P106): `chemist`.
     Occupation,
+    /// An organisation the person works or worked for (P108).
     Employer,
+    /// A school or university the person attended (P69).
     EducatedAt,
+    /// An award received (P166).
     Award,
+    /// A position held (P39): `Mayor of Oslo`.
     Position,
+    /// A sports team the person played for (P54).
     Team,
+    /// An organisation the person is a member of (P463).
     MemberOf,
+    /// A political party (P102).
     Party,
+    /// Sex or gender (P21): `female`, `male`.
     Sex,
+    /// A religion or worldview (P140).
     Religion,
+    /// An ethnic group (P172).
     Ethnicity,
+    /// A field of work (P101): `chemistry`.
     FieldOfWork,
     /// A language the person speaks, writes or signs (P1412), or their native language (P103).
     Language,
     /// Where the person worked (P937): a place, like a residence.
     WorkLocation,
+    /// A spouse (P26), by name.
     Spouse,
+    /// A relative (P1038), by name.
     Relative,
+    /// An identifying number or code of the person (typed CODE).
     Identifier,
+    /// A quantity about the person (typed QUANTITY).
     Quantity,
     /// Any other property, written in snake_case; typed MISC.
     Other(String),
@@ -77,6 +99,8 @@ impl Property {
         (Property::WorkLocation, "work_location", "P937"),
     ];
 
+    /// The property's snake_case name in the triples format (`birth_date`); an `Other` property's own
+    /// name.
     pub fn name(&self) -> &str {
         match self {
             Property::Other(name) => name,
@@ -104,6 +128,7 @@ impl Property {
             .map(|(p, _, id)| (*id, p.clone()))
     }
 
+    /// Whether values are dates ([`Date`] values, which get date variants).
     pub fn is_date(&self) -> bool {
         matches!(self, Property::BirthDate | Property::DeathDate)
     }
@@ -203,13 +228,17 @@ impl TryFrom<String> for Property {
 /// (from the source's aliases of the value entity: "Lebanon" / "Lebanese Republic").
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Fact {
+    /// What the value is of.
     pub property: Property,
+    /// The value as usually written (`Austria`, `1992-08-05`): dates in the KG's ISO form.
     pub value: String,
+    /// Other ways of writing the value, from the source.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternates: Vec<String>,
 }
 
 impl Fact {
+    /// A fact without alternates.
     pub fn new(property: Property, value: impl Into<String>) -> Self {
         Fact {
             property,
@@ -218,6 +247,7 @@ impl Fact {
         }
     }
 
+    /// The fact with `alternates` added after its own.
     pub fn with_alternates(mut self, alternates: impl IntoIterator<Item = String>) -> Self {
         self.alternates.extend(alternates);
         self
@@ -228,17 +258,23 @@ impl Fact {
 /// sources, and facts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Person {
+    /// The id the person's first source gave (`Q42`, `pantheon:123`, `S0000001`), unique in a KG.
     pub id: String,
+    /// The person's name as usually written.
     pub label: String,
+    /// Other names of the person (nicknames, birth names, other spellings).
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// The person's ids in other sources, joined by a merge.
     #[serde(default)]
     pub same_as: Vec<String>,
+    /// The person's facts, in source order.
     #[serde(default)]
     pub facts: Vec<Fact>,
 }
 
 impl Person {
+    /// A person with a name and no other names, ids or facts.
     pub fn new(id: impl Into<String>, label: impl Into<String>) -> Self {
         Person {
             id: id.into(),
@@ -312,6 +348,7 @@ impl Person {
 /// A knowledge graph of people.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KnowledgeGraph {
+    /// The people; their position is the dense id the index gives them.
     pub people: Vec<Person>,
 }
 
@@ -357,14 +394,17 @@ pub struct MergeStats {
 }
 
 impl KnowledgeGraph {
+    /// How many people the KG holds.
     pub fn len(&self) -> usize {
         self.people.len()
     }
 
+    /// Whether the KG holds nobody.
     pub fn is_empty(&self) -> bool {
         self.people.is_empty()
     }
 
+    /// Facts of all people together.
     pub fn num_facts(&self) -> usize {
         self.people.iter().map(|p| p.facts.len()).sum()
     }

@@ -15,19 +15,29 @@ use crate::model::{KnowledgeGraph, MergeStats};
 /// Version of the KG directory layout; bumped on incompatible changes.
 pub const KG_FORMAT_VERSION: u32 = 1;
 
+/// The people and their facts, in the native format.
 pub const TRIPLES_FILE: &str = "triples.csv";
+/// How the KG was made ([`KgMeta`]).
 pub const META_FILE: &str = "kg.json";
+/// Documents about the people, when a source brought texts.
 pub const DOCS_FILE: &str = "docs.jsonl";
 
 /// `kg.json`: how a KG directory was made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KgMeta {
+    /// [`KG_FORMAT_VERSION`] when written; another version is refused on reading.
     pub format_version: u32,
+    /// The kanon that wrote the directory (`kanon 0.1.0`).
     pub created_by: String,
+    /// People in the KG, after merging.
     pub people: usize,
+    /// Facts of those people.
     pub facts: usize,
+    /// Documents in `docs.jsonl`.
     pub docs: usize,
+    /// Each source's counts, in import order.
     pub sources: Vec<SourceReport>,
+    /// How many records the merge folded into earlier people.
     pub merge: MergeStats,
 }
 

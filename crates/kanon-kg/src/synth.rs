@@ -21,7 +21,9 @@ use crate::vocab::{Gender, Vocabulary};
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SynthConfig {
+    /// People to generate.
     pub people: usize,
+    /// The seed of every person's random stream: the same seed gives the same population.
     pub seed: u64,
     /// Probability that a person gets a biography.
     pub doc_rate: f64,
@@ -169,45 +171,12 @@ struct Profile {
     birth_country: String,
 }
 
+/// Person `i` and what their biography needs. Draws, in order: the name, the birth date, the
+/// birthplace and citizenship, the occupation, places and work, affiliations, death.
 fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile) {
     let v = s.vocabulary;
-    let gender = if rng.random_bool(0.5) {
-        Gender::Female
-    } else {
-        Gender::Male
-    };
-    let (names, weights) = match gender {
-        Gender::Female => (&s.female_names, &s.female_weights),
-        Gender::Male => (&s.male_names, &s.male_weights),
-    };
-    let first = names[weights.sample(rng)].to_owned();
-    let surname = v.last_names[s.last_names.sample(rng)].value.clone();
-    let label = if rng.random_bool(0.3) {
-        let middle = names[weights.sample(rng)];
-        format!("{first} {middle} {surname}")
-    } else {
-        format!("{first} {surname}")
-    };
-    let mut person = Person::new(format!("S{i:07}"), label);
-    if rng.random_bool(0.1) {
-        // A nickname: a short form of the first name.
-        let short: String = first
-            .chars()
-            .take(3.max(first.chars().count() / 2))
-            .collect();
-        if short != first {
-            person.aliases.push(format!("{short} {surname}"));
-        }
-    }
-    let year = 1925 + (rng.random::<f64>().powf(0.8) * 80.0) as i32;
-    let month = rng.random_range(1..=12u8);
-    let day = rng.random_range(1..=crate::date::days_in_month(year, month));
-    let precision: f64 = rng.random();
-    let birth = Date {
-        year,
-        month: (precision < 0.85).then_some(month),
-        day: (precision < 0.7).then_some(day),
-    };
+    let (mut person, gender, first, surname) = named_person(s, rng, i);
+    let birth = birth_date(rng);
     person
         .facts
         .push(Fact::new(Property::BirthDate, birth.to_string()));
@@ -238,6 +207,78 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
         Property::Occupation,
         v.occupations[s.occupations.sample(rng)].value.clone(),
     ));
+    add_residence_and_work(s, rng, &mut person);
+    add_affiliations(s, rng, &mut person);
+    add_death(s, rng, &mut person, birth.year);
+    let profile = Profile {
+        gender,
+        first,
+        surname,
+        birth,
+        birth_place: city.name.clone(),
+        birth_country: city.country.clone(),
+    };
+    (person, profile)
+}
+
+/// A person with a name (a middle name at times, a nickname at times) and no facts yet, their
+/// gender, first name and surname.
+fn named_person(
+    s: &Samplers<'_>,
+    rng: &mut ChaCha8Rng,
+    i: usize,
+) -> (Person, Gender, String, String) {
+    let gender = if rng.random_bool(0.5) {
+        Gender::Female
+    } else {
+        Gender::Male
+    };
+    let (names, weights) = match gender {
+        Gender::Female => (&s.female_names, &s.female_weights),
+        Gender::Male => (&s.male_names, &s.male_weights),
+    };
+    let first = names[weights.sample(rng)].to_owned();
+    let surname = s.vocabulary.last_names[s.last_names.sample(rng)]
+        .value
+        .clone();
+    let label = if rng.random_bool(0.3) {
+        let middle = names[weights.sample(rng)];
+        format!("{first} {middle} {surname}")
+    } else {
+        format!("{first} {surname}")
+    };
+    let mut person = Person::new(format!("S{i:07}"), label);
+    if rng.random_bool(0.1) {
+        // A nickname: a short form of the first name.
+        let short: String = first
+            .chars()
+            .take(3.max(first.chars().count() / 2))
+            .collect();
+        if short != first {
+            person.aliases.push(format!("{short} {surname}"));
+        }
+    }
+    (person, gender, first, surname)
+}
+
+/// A birth date from 1925 to 2004 (later years likelier), known to the day in 70% of people, to
+/// the month in 15%, to the year in the rest.
+fn birth_date(rng: &mut ChaCha8Rng) -> Date {
+    let year = 1925 + (rng.random::<f64>().powf(0.8) * 80.0) as i32;
+    let month = rng.random_range(1..=12u8);
+    let day = rng.random_range(1..=crate::date::days_in_month(year, month));
+    let precision: f64 = rng.random();
+    Date {
+        year,
+        month: (precision < 0.85).then_some(month),
+        day: (precision < 0.7).then_some(day),
+    }
+}
+
+/// A residence at times, an employer at times (a company of the vocabulary or one named after a
+/// founder), a school at times.
+fn add_residence_and_work(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &mut Person) {
+    let v = s.vocabulary;
     if rng.random_bool(0.5) {
         let residence = &v.cities[s.cities.sample(rng)];
         person
@@ -264,8 +305,12 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
         };
         person.facts.push(Fact::new(Property::EducatedAt, school));
     }
+}
+
+/// Rarer facts: an award, a religion, a party.
+fn add_affiliations(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &mut Person) {
     if rng.random_bool(0.1)
-        && let Some(award) = v.awards.choose(rng)
+        && let Some(award) = s.vocabulary.awards.choose(rng)
     {
         person.facts.push(Fact::new(Property::Award, award.clone()));
     }
@@ -279,8 +324,12 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
     {
         person.facts.push(Fact::new(Property::Party, *party));
     }
-    if year < 1950 && rng.random_bool(0.45) {
-        let death_year = (year + rng.random_range(45..=95)).min(2024);
+}
+
+/// For some of the people born before 1950, a death date (by 2024) and often a place of death.
+fn add_death(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &mut Person, birth_year: i32) {
+    if birth_year < 1950 && rng.random_bool(0.45) {
+        let death_year = (birth_year + rng.random_range(45..=95)).min(2024);
         let death_month = rng.random_range(1..=12u8);
         let death = Date {
             year: death_year,
@@ -291,21 +340,12 @@ fn person(s: &Samplers<'_>, rng: &mut ChaCha8Rng, i: usize) -> (Person, Profile)
             .facts
             .push(Fact::new(Property::DeathDate, death.to_string()));
         if rng.random_bool(0.7) {
-            let place = &v.cities[s.cities.sample(rng)];
+            let place = &s.vocabulary.cities[s.cities.sample(rng)];
             person
                 .facts
                 .push(Fact::new(Property::DeathPlace, place.name.clone()));
         }
     }
-    let profile = Profile {
-        gender,
-        first,
-        surname,
-        birth,
-        birth_place: city.name.clone(),
-        birth_country: city.country.clone(),
-    };
-    (person, profile)
 }
 
 fn article(word: &str) -> &'static str {
@@ -350,25 +390,67 @@ const FILLERS: &[&str] = &[
     "{Pos} approach has been discussed in several newspaper articles.",
 ];
 
+/// The biography of a person: an opening sentence, then some of their facts in varied forms, and
+/// at times a sentence that names no fact.
 fn biography(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &Person, profile: &Profile) -> String {
-    let v = s.vocabulary;
-    let (p, o, pos) = match profile.gender {
-        Gender::Female => ("she", "her", "her"),
-        Gender::Male => ("he", "him", "his"),
-    };
-    let cap = |w: &str| {
-        let mut c = w.chars();
-        c.next()
-            .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
-    };
-    let fact = |property: Property| {
-        person
+    let writer = Biographer::new(person, profile);
+    let mut sentences = vec![writer.opening(rng, s.vocabulary)];
+    sentences.extend(writer.birth(rng));
+    writer.career(rng, &mut sentences);
+    writer.affiliations(rng, &mut sentences);
+    sentences.extend(writer.death(rng));
+    if let Some(filler) = writer.filler(rng) {
+        sentences.insert(1.min(sentences.len()), filler);
+    }
+    sentences.join(" ")
+}
+
+/// The word with its first letter upper-cased.
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(chars).collect())
+}
+
+/// Writes the sentences of one person's biography. Each method draws from the person's stream in
+/// the order the biography is written, so the same seed writes the same text.
+struct Biographer<'a> {
+    person: &'a Person,
+    profile: &'a Profile,
+    /// The subject, object and possessive pronouns of the person's gender.
+    p: &'static str,
+    o: &'static str,
+    pos: &'static str,
+}
+
+impl<'a> Biographer<'a> {
+    fn new(person: &'a Person, profile: &'a Profile) -> Self {
+        let (p, o, pos) = match profile.gender {
+            Gender::Female => ("she", "her", "her"),
+            Gender::Male => ("he", "him", "his"),
+        };
+        Biographer {
+            person,
+            profile,
+            p,
+            o,
+            pos,
+        }
+    }
+
+    /// The value of the person's first fact of `property`.
+    fn fact(&self, property: Property) -> Option<String> {
+        self.person
             .facts
             .iter()
             .find(|f| f.property == property)
             .map(|f| f.value.clone())
-    };
-    let mention = |rng: &mut ChaCha8Rng| -> String {
+    }
+
+    /// The person as a sentence names them: surname, initial and surname, pronoun, or full name.
+    fn mention(&self, rng: &mut ChaCha8Rng) -> String {
+        let profile = self.profile;
         match rng.random_range(0..4) {
             0 => profile.surname.clone(),
             1 => format!(
@@ -376,107 +458,155 @@ fn biography(s: &Samplers<'_>, rng: &mut ChaCha8Rng, person: &Person, profile: &
                 profile.first.chars().next().unwrap_or('X'),
                 profile.surname
             ),
-            2 => cap(p),
+            2 => capitalised(self.p),
             _ => format!("{} {}", profile.first, profile.surname),
         }
-    };
-    let occupation = fact(Property::Occupation).unwrap_or_else(|| "professional".into());
-    let country = v.country(&profile.birth_country);
-    let nationality = country
-        .and_then(|c| c.demonym.clone())
-        .map(|d| d.split('|').next().unwrap_or_default().to_owned());
-    let mut sentences = Vec::new();
-    let name = &person.label;
-    let opening = match (rng.random_range(0..4), &nationality) {
-        (0, Some(nat)) => format!(
-            "{name} (born {}) is {} {nat} {occupation}.",
-            bare_date(rng, &profile.birth),
-            article(nat)
-        ),
-        (1, _) => format!(
-            "{name} is {} {occupation} from {}.",
-            article(&occupation),
-            profile.birth_place
-        ),
-        (2, _) => format!(
-            "Born in {} {}, {name} became {} {occupation}.",
-            profile.birth_place,
-            date_phrase(rng, &profile.birth),
-            article(&occupation)
-        ),
-        _ => format!("{name} is {} {occupation}.", article(&occupation)),
-    };
-    sentences.push(opening);
-    if rng.random_bool(0.6) {
-        sentences.push(match rng.random_range(0..3) {
+    }
+
+    /// The first sentence: the full name with the occupation, and the nationality, birthplace or
+    /// birth date at times.
+    fn opening(&self, rng: &mut ChaCha8Rng, v: &Vocabulary) -> String {
+        let profile = self.profile;
+        let occupation = self
+            .fact(Property::Occupation)
+            .unwrap_or_else(|| "professional".into());
+        let country = v.country(&profile.birth_country);
+        let nationality = country
+            .and_then(|c| c.demonym.clone())
+            .map(|d| d.split('|').next().unwrap_or_default().to_owned());
+        let name = &self.person.label;
+        match (rng.random_range(0..4), &nationality) {
+            (0, Some(nat)) => format!(
+                "{name} (born {}) is {} {nat} {occupation}.",
+                bare_date(rng, &profile.birth),
+                article(nat)
+            ),
+            (1, _) => format!(
+                "{name} is {} {occupation} from {}.",
+                article(&occupation),
+                profile.birth_place
+            ),
+            (2, _) => format!(
+                "Born in {} {}, {name} became {} {occupation}.",
+                profile.birth_place,
+                date_phrase(rng, &profile.birth),
+                article(&occupation)
+            ),
+            _ => format!("{name} is {} {occupation}.", article(&occupation)),
+        }
+    }
+
+    /// At times, a sentence on where or when the person was born.
+    fn birth(&self, rng: &mut ChaCha8Rng) -> Option<String> {
+        let profile = self.profile;
+        if !rng.random_bool(0.6) {
+            return None;
+        }
+        Some(match rng.random_range(0..3) {
             0 => format!(
                 "{} was born in {}, {}.",
-                mention(rng),
+                self.mention(rng),
                 profile.birth_place,
                 profile.birth_country
             ),
-            1 => format!("{} grew up in {}.", mention(rng), profile.birth_place),
+            1 => format!("{} grew up in {}.", self.mention(rng), profile.birth_place),
             _ => format!(
                 "{} was born {}.",
-                mention(rng),
+                self.mention(rng),
                 date_phrase(rng, &profile.birth)
             ),
-        });
+        })
     }
-    if let Some(school) = fact(Property::EducatedAt).filter(|_| rng.random_bool(0.75)) {
-        sentences.push(match rng.random_range(0..3) {
-            0 => format!("{} studied at {school}.", mention(rng)),
-            1 => format!("After graduating from {school}, {p} moved abroad for a few years."),
-            _ => format!("{} holds a degree from {school}.", mention(rng)),
-        });
+
+    /// Sentences on most of the person's school, employer and residence.
+    fn career(&self, rng: &mut ChaCha8Rng, sentences: &mut Vec<String>) {
+        let p = self.p;
+        if let Some(school) = self
+            .fact(Property::EducatedAt)
+            .filter(|_| rng.random_bool(0.75))
+        {
+            sentences.push(match rng.random_range(0..3) {
+                0 => format!("{} studied at {school}.", self.mention(rng)),
+                1 => format!("After graduating from {school}, {p} moved abroad for a few years."),
+                _ => format!("{} holds a degree from {school}.", self.mention(rng)),
+            });
+        }
+        if let Some(employer) = self
+            .fact(Property::Employer)
+            .filter(|_| rng.random_bool(0.75))
+        {
+            let since = self.profile.birth.year + rng.random_range(22..40);
+            sentences.push(match rng.random_range(0..3) {
+                0 => format!(
+                    "{} has worked for {employer} since {since}.",
+                    self.mention(rng)
+                ),
+                1 => format!("In {since}, {p} joined {employer}."),
+                _ => format!("{} is employed by {employer}.", self.mention(rng)),
+            });
+        }
+        if let Some(residence) = self
+            .fact(Property::Residence)
+            .filter(|_| rng.random_bool(0.6))
+        {
+            sentences.push(format!(
+                "{} currently lives in {residence}.",
+                self.mention(rng)
+            ));
+        }
     }
-    if let Some(employer) = fact(Property::Employer).filter(|_| rng.random_bool(0.75)) {
-        let since = profile.birth.year + rng.random_range(22..40);
-        sentences.push(match rng.random_range(0..3) {
-            0 => format!("{} has worked for {employer} since {since}.", mention(rng)),
-            1 => format!("In {since}, {p} joined {employer}."),
-            _ => format!("{} is employed by {employer}.", mention(rng)),
-        });
+
+    /// Sentences on most of the person's award, party and religion.
+    fn affiliations(&self, rng: &mut ChaCha8Rng, sentences: &mut Vec<String>) {
+        let p = self.p;
+        if let Some(award) = self.fact(Property::Award).filter(|_| rng.random_bool(0.8)) {
+            let year = self.profile.birth.year + rng.random_range(30..60);
+            sentences.push(format!("In {year}, {p} received the {award}."));
+        }
+        if let Some(party) = self.fact(Property::Party).filter(|_| rng.random_bool(0.8)) {
+            sentences.push(format!("{} is a member of the {party}.", self.mention(rng)));
+        }
+        if let Some(religion) = self
+            .fact(Property::Religion)
+            .filter(|_| rng.random_bool(0.6))
+        {
+            sentences.push(format!("{} was raised in {religion}.", capitalised(p)));
+        }
     }
-    if let Some(residence) = fact(Property::Residence).filter(|_| rng.random_bool(0.6)) {
-        sentences.push(format!("{} currently lives in {residence}.", mention(rng)));
-    }
-    if let Some(award) = fact(Property::Award).filter(|_| rng.random_bool(0.8)) {
-        let year = profile.birth.year + rng.random_range(30..60);
-        sentences.push(format!("In {year}, {p} received the {award}."));
-    }
-    if let Some(party) = fact(Property::Party).filter(|_| rng.random_bool(0.8)) {
-        sentences.push(format!("{} is a member of the {party}.", mention(rng)));
-    }
-    if let Some(religion) = fact(Property::Religion).filter(|_| rng.random_bool(0.6)) {
-        sentences.push(format!("{} was raised in {religion}.", cap(p)));
-    }
-    if let Some(death) = fact(Property::DeathDate).and_then(|d| Date::parse(&d)) {
-        let place = fact(Property::DeathPlace);
-        sentences.push(match place {
+
+    /// A sentence on the person's death, when they died: when, and often where.
+    fn death(&self, rng: &mut ChaCha8Rng) -> Option<String> {
+        let death = self
+            .fact(Property::DeathDate)
+            .and_then(|d| Date::parse(&d))?;
+        let place = self.fact(Property::DeathPlace);
+        Some(match place {
             Some(place) if rng.random_bool(0.7) => {
                 format!(
                     "{} died in {place} {}.",
-                    mention(rng),
+                    self.mention(rng),
                     date_phrase(rng, &death)
                 )
             }
-            _ => format!("{} died {}.", mention(rng), date_phrase(rng, &death)),
-        });
+            _ => format!("{} died {}.", self.mention(rng), date_phrase(rng, &death)),
+        })
     }
-    if rng.random_bool(0.5) {
+
+    /// At times, one of the [`FILLERS`] in the person's pronouns.
+    fn filler(&self, rng: &mut ChaCha8Rng) -> Option<String> {
+        if !rng.random_bool(0.5) {
+            return None;
+        }
         let filler = FILLERS.choose(rng).expect("fillers");
-        sentences.insert(
-            1.min(sentences.len()),
+        Some(
             filler
-                .replace("{P}", &cap(p))
-                .replace("{p}", p)
-                .replace("{Pos}", &cap(pos))
-                .replace("{pos}", pos)
-                .replace("{o}", o),
-        );
+                .replace("{P}", &capitalised(self.p))
+                .replace("{p}", self.p)
+                .replace("{Pos}", &capitalised(self.pos))
+                .replace("{pos}", self.pos)
+                .replace("{o}", self.o),
+        )
     }
-    sentences.join(" ")
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ impl Whitelist {
         Ok(Self::parse(&text))
     }
 
+    /// A whitelist from the text of a whitelist file (see [`Whitelist::from_file`]).
     pub fn parse(text: &str) -> Self {
         let terms = text
             .lines()
@@ -43,14 +44,17 @@ impl Whitelist {
         Whitelist { terms }
     }
 
+    /// Adds the terms of `other`.
     pub fn extend(&mut self, other: Whitelist) {
         self.terms.extend(other.terms);
     }
 
+    /// How many distinct normalised terms the whitelist holds.
     pub fn len(&self) -> usize {
         self.terms.len()
     }
 
+    /// Whether the whitelist holds no term.
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
@@ -64,7 +68,9 @@ impl Whitelist {
 /// A normalised term and the entity category it has in text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypedTerm {
+    /// The term, normalised ([`kanon_core::text::normalize_term`]).
     pub term: String,
+    /// The TAB category of the fact (or name) the term writes.
     pub entity_type: EntityType,
 }
 
@@ -86,6 +92,7 @@ pub struct TermGenerator<'a> {
 }
 
 impl<'a> TermGenerator<'a> {
+    /// A generator of terms from `vocabulary`'s variants, leaving out the terms of `whitelist`.
     pub fn new(vocabulary: &'a Vocabulary, whitelist: &'a Whitelist) -> Self {
         TermGenerator {
             vocabulary,

@@ -8,48 +8,72 @@ use std::sync::OnceLock;
 use kanon_core::text::normalize_term;
 use rustc_hash::FxHashMap;
 
+/// A country as the vocabulary knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Country {
+    /// The usual English name: `Austria`.
     pub name: String,
+    /// Its demonyms, `|`-separated, the usual one first: `Austrian`.
     pub demonym: Option<String>,
+    /// Other names: `Republic of Austria`.
     pub alternates: Vec<String>,
     /// The UN M49 sub-region (`Northern Europe`) and region (`Europe`), when known.
     pub subregion: Option<String>,
+    /// The UN M49 region: `Europe`.
     pub region: Option<String>,
 }
 
+/// A city as the vocabulary knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct City {
+    /// The usual English name: `Vienna`.
     pub name: String,
+    /// The name of its country, as in [`Country::name`].
     pub country: String,
+    /// Its population (at least 1): weights the synthetic birthplaces.
     pub population: u64,
+    /// Other names: `Wien`.
     pub alternates: Vec<String>,
 }
 
+/// The gender a first name is given to, as the vocabulary records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Gender {
+    /// A name given to girls.
     Female,
+    /// A name given to boys.
     Male,
 }
 
 /// A value with a relative frequency.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Weighted<T> {
+    /// The value.
     pub value: T,
+    /// How often it occurs, relative to the other values of its table (at least 1).
     pub weight: u64,
 }
 
+/// The embedded vocabularies, parsed, with indexes by normalised name.
 #[derive(Debug)]
 pub struct Vocabulary {
+    /// Countries, in table order.
     pub countries: Vec<Country>,
+    /// Cities, in table order.
     pub cities: Vec<City>,
+    /// First names weighted by frequency, each with the gender it is given to.
     pub first_names: Vec<(Weighted<String>, Gender)>,
+    /// Surnames weighted by frequency.
     pub last_names: Vec<Weighted<String>>,
+    /// Occupations weighted by frequency.
     pub occupations: Vec<Weighted<String>>,
+    /// Names of awards.
     pub awards: Vec<String>,
+    /// Names of religions.
     pub religions: Vec<String>,
     /// `(name, kind)`, kind one of company, party, team, other.
     pub organizations: Vec<(String, String)>,
+    /// Legal-form suffixes of company names (`Ltd`, `GmbH`).
     pub company_suffixes: Vec<String>,
     country_index: FxHashMap<String, usize>,
     demonym_index: FxHashMap<String, usize>,
@@ -96,6 +120,128 @@ fn weight(field: Option<&&str>) -> u64 {
         .max(1)
 }
 
+/// Values with their weights: a table's first column, weighted by its second.
+fn weighted(table: (&'static str, &'static str)) -> Vec<Weighted<String>> {
+    rows(table)
+        .map(|f| Weighted {
+            value: f[0].to_owned(),
+            weight: weight(f.get(1)),
+        })
+        .collect()
+}
+
+fn first_column(table: (&'static str, &'static str)) -> Vec<String> {
+    rows(table).map(|f| f[0].to_owned()).collect()
+}
+
+/// The countries with their demonyms, alternate names and UN M49 regions.
+fn parse_countries() -> Vec<Country> {
+    let regions: FxHashMap<&str, (&str, &str)> = rows(table!("regions.tsv"))
+        .map(|f| {
+            (
+                f[0],
+                (
+                    f.get(1).copied().unwrap_or(""),
+                    f.get(2).copied().unwrap_or(""),
+                ),
+            )
+        })
+        .collect();
+    let known = |field: &str| (!field.is_empty()).then(|| field.to_owned());
+    rows(table!("countries.tsv"))
+        .map(|f| {
+            let (subregion, region) = regions.get(f[0]).copied().unwrap_or(("", ""));
+            Country {
+                name: f[0].to_owned(),
+                demonym: f.get(1).filter(|d| !d.is_empty()).map(|d| (*d).to_owned()),
+                alternates: list(f.get(2)),
+                subregion: known(subregion),
+                region: known(region),
+            }
+        })
+        .collect()
+}
+
+/// Each country's name and alternate names, normalised, to its position; a name two countries
+/// share stands for the first.
+fn index_countries(countries: &[Country]) -> FxHashMap<String, usize> {
+    let mut country_index = FxHashMap::default();
+    for (i, country) in countries.iter().enumerate() {
+        for name in std::iter::once(&country.name).chain(&country.alternates) {
+            if let Some(key) = normalize_term(name) {
+                country_index.entry(key).or_insert(i);
+            }
+        }
+    }
+    country_index
+}
+
+/// Each demonym, normalised, to the position of its country. A demonym shared by several
+/// countries ("American": the United States and the Northern Mariana Islands) stands for the one
+/// whose listed cities hold the most people.
+fn index_demonyms(
+    countries: &[Country],
+    cities: &[City],
+    country_index: &FxHashMap<String, usize>,
+) -> FxHashMap<String, usize> {
+    let mut city_population = vec![0u64; countries.len()];
+    for city in cities {
+        if let Some(key) = normalize_term(&city.country)
+            && let Some(&i) = country_index.get(&key)
+        {
+            city_population[i] += city.population;
+        }
+    }
+    let mut demonym_index: FxHashMap<String, usize> = FxHashMap::default();
+    for (i, country) in countries.iter().enumerate() {
+        for demonym in country.demonym.iter().flat_map(|d| d.split('|')) {
+            if let Some(key) = normalize_term(demonym) {
+                let slot = demonym_index.entry(key).or_insert(i);
+                if city_population[i] > city_population[*slot] {
+                    *slot = i;
+                }
+            }
+        }
+    }
+    demonym_index
+}
+
+/// Each city name, normalised, to the position of its city. A shared name stands for its most
+/// populous city; an alternate name ("München") finds a city only where no city has it as its main
+/// name.
+fn index_cities(cities: &[City]) -> FxHashMap<String, usize> {
+    let mut city_index: FxHashMap<String, usize> = FxHashMap::default();
+    let mut index_city_names = |alternates: bool| {
+        let mut by_alternate: FxHashMap<String, usize> = FxHashMap::default();
+        for (i, city) in cities.iter().enumerate() {
+            let names: Vec<&String> = if alternates {
+                city.alternates.iter().collect()
+            } else {
+                vec![&city.name]
+            };
+            for key in names.into_iter().filter_map(|n| normalize_term(n)) {
+                if alternates && city_index.contains_key(&key) {
+                    continue;
+                }
+                let target = if alternates {
+                    &mut by_alternate
+                } else {
+                    &mut city_index
+                };
+                let entry = target.entry(key).or_insert(i);
+                if cities[*entry].population < city.population {
+                    *entry = i;
+                }
+            }
+        }
+        by_alternate
+    };
+    index_city_names(false);
+    let by_alternate = index_city_names(true);
+    city_index.extend(by_alternate);
+    city_index
+}
+
 impl Vocabulary {
     /// The embedded vocabulary, parsed once.
     pub fn embedded() -> &'static Vocabulary {
@@ -104,30 +250,7 @@ impl Vocabulary {
     }
 
     fn parse_embedded() -> Vocabulary {
-        let regions: FxHashMap<&str, (&str, &str)> = rows(table!("regions.tsv"))
-            .map(|f| {
-                (
-                    f[0],
-                    (
-                        f.get(1).copied().unwrap_or(""),
-                        f.get(2).copied().unwrap_or(""),
-                    ),
-                )
-            })
-            .collect();
-        let known = |field: &str| (!field.is_empty()).then(|| field.to_owned());
-        let countries: Vec<Country> = rows(table!("countries.tsv"))
-            .map(|f| {
-                let (subregion, region) = regions.get(f[0]).copied().unwrap_or(("", ""));
-                Country {
-                    name: f[0].to_owned(),
-                    demonym: f.get(1).filter(|d| !d.is_empty()).map(|d| (*d).to_owned()),
-                    alternates: list(f.get(2)),
-                    subregion: known(subregion),
-                    region: known(region),
-                }
-            })
-            .collect();
+        let countries = parse_countries();
         let cities: Vec<City> = rows(table!("cities.tsv"))
             .map(|f| City {
                 name: f[0].to_owned(),
@@ -152,76 +275,9 @@ impl Vocabulary {
                 )
             })
             .collect();
-        let weighted = |table| {
-            rows(table)
-                .map(|f| Weighted {
-                    value: f[0].to_owned(),
-                    weight: weight(f.get(1)),
-                })
-                .collect::<Vec<_>>()
-        };
-        let first_column = |table| rows(table).map(|f| f[0].to_owned()).collect::<Vec<_>>();
-
-        let mut country_index = FxHashMap::default();
-        for (i, country) in countries.iter().enumerate() {
-            for name in std::iter::once(&country.name).chain(&country.alternates) {
-                if let Some(key) = normalize_term(name) {
-                    country_index.entry(key).or_insert(i);
-                }
-            }
-        }
-        // A demonym shared by several countries ("American": the United States and the Northern
-        // Mariana Islands) stands for the one whose listed cities hold the most people.
-        let mut city_population = vec![0u64; countries.len()];
-        for city in &cities {
-            if let Some(key) = normalize_term(&city.country)
-                && let Some(&i) = country_index.get(&key)
-            {
-                city_population[i] += city.population;
-            }
-        }
-        let mut demonym_index: FxHashMap<String, usize> = FxHashMap::default();
-        for (i, country) in countries.iter().enumerate() {
-            for demonym in country.demonym.iter().flat_map(|d| d.split('|')) {
-                if let Some(key) = normalize_term(demonym) {
-                    let slot = demonym_index.entry(key).or_insert(i);
-                    if city_population[i] > city_population[*slot] {
-                        *slot = i;
-                    }
-                }
-            }
-        }
-        // A shared name stands for its most populous city; an alternate name ("München") finds a
-        // city only where no city has it as its main name.
-        let mut city_index: FxHashMap<String, usize> = FxHashMap::default();
-        let mut index_city_names = |alternates: bool| {
-            let mut by_alternate: FxHashMap<String, usize> = FxHashMap::default();
-            for (i, city) in cities.iter().enumerate() {
-                let names: Vec<&String> = if alternates {
-                    city.alternates.iter().collect()
-                } else {
-                    vec![&city.name]
-                };
-                for key in names.into_iter().filter_map(|n| normalize_term(n)) {
-                    if alternates && city_index.contains_key(&key) {
-                        continue;
-                    }
-                    let target = if alternates {
-                        &mut by_alternate
-                    } else {
-                        &mut city_index
-                    };
-                    let entry = target.entry(key).or_insert(i);
-                    if cities[*entry].population < city.population {
-                        *entry = i;
-                    }
-                }
-            }
-            by_alternate
-        };
-        index_city_names(false);
-        let by_alternate = index_city_names(true);
-        city_index.extend(by_alternate);
+        let country_index = index_countries(&countries);
+        let demonym_index = index_demonyms(&countries, &cities, &country_index);
+        let city_index = index_cities(&cities);
         let organizations: Vec<(String, String)> = rows(table!("organizations.tsv"))
             .map(|f| {
                 (

@@ -1070,3 +1070,51 @@ fn pantheon_google_re_trex_and_wikidata_merge_by_wikidata_id_then_name_and_birth
         .collect();
     assert_eq!(ilse_docs, ["gre:0ivx9k2:1", "trex:Q99000010:1"]);
 }
+
+fn import_triples(text: &str, skip_invalid: bool) -> kanon_kg::Result<SourceData> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kg.csv");
+    std::fs::write(&path, text).unwrap();
+    let options = ImportOptions {
+        skip_invalid,
+        ..ImportOptions::default()
+    };
+    import::import(Format::Triples, &[path], &options)
+}
+
+#[test]
+fn triples_resolve_entity_values_to_labels_and_alternates() {
+    let data = import_triples(
+        "subject,property,value\n\
+         Q1,label,Lilian Albano\nQ1,alias,Lily Albano\nQ1,birth_date,1992-08-05\nQ1,P27,Q40\n\
+         Q1,occupation,chemist\nQ40,label,Austria\nQ40,alias,Republic of Austria\n\
+         Q2,type,person\nQ2,label,Nameless Facts\n",
+        false,
+    )
+    .unwrap();
+    assert_eq!(data.people.len(), 2);
+    let p = &data.people[0];
+    assert_eq!((p.id.as_str(), p.label.as_str()), ("Q1", "Lilian Albano"));
+    assert_eq!(p.aliases, vec!["Lily Albano"]);
+    assert_eq!(p.facts[1].property, Property::Citizenship);
+    assert_eq!(p.facts[1].value, "Austria");
+    assert_eq!(p.facts[1].alternates, vec!["Republic of Austria"]);
+    assert_eq!(data.report.facts, 3);
+}
+
+#[test]
+fn triples_malformed_lines_name_file_line_and_field() {
+    let text = "subject,property,value\nQ1,label,A B\nQ1,occupation,chemist\nQ1,Birth Date,1990\nQ1,birth_date,\n";
+    let err = import_triples(text, false).unwrap_err().to_string();
+    assert!(err.contains("kg.csv:4: field `property`"), "{err}");
+    let data = import_triples(text, true).unwrap();
+    assert_eq!(data.report.skipped_invalid, 2);
+    assert_eq!(data.people.len(), 1);
+    let err = import_triples("subject,prop,value\n", false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("kg.csv:1: field `property`: missing column"),
+        "{err}"
+    );
+}

@@ -12,7 +12,7 @@ use kanon_core::Document;
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
-use super::{ImportOptions, InvalidLines, SourceData, for_each_json_line};
+use super::source::{ImportOptions, InvalidLines, SourceData, for_each_json_line};
 use crate::derive::Deriver;
 use crate::error::{Error, Result};
 use crate::model::{Person, is_wikidata_id};
@@ -45,6 +45,8 @@ fn person_name(record: &Line) -> Option<String> {
     (!name.trim().is_empty()).then(|| name.trim().to_owned())
 }
 
+/// Imports biography files: a person per line, with the facts read from the text and the text as a
+/// document about them.
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let deriver = Deriver::embedded();
     let mut invalid = InvalidLines::new(options);

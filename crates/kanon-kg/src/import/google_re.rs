@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::{
+use super::source::{
     ImportOptions, InvalidLines, SourceData, SubjectsWithTexts, for_each_json_line,
     useful_alternates,
 };
@@ -45,6 +45,8 @@ fn property_of(pred: &str) -> Option<Property> {
     }
 }
 
+/// Imports Google-RE files: people with their facts, and each evidence snippet as a document about
+/// its person.
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let mut invalid = InvalidLines::new(options);
     let mut subjects = SubjectsWithTexts::default();

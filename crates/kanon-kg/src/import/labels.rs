@@ -25,7 +25,7 @@ use kanon_core::PathContext;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-use super::{ImportOptions, InvalidLines};
+use super::source::{ImportOptions, InvalidLines};
 use crate::error::{Error, Result};
 use crate::model::is_wikidata_id;
 
@@ -55,10 +55,12 @@ impl LabelTable {
             .map(|(label, aliases)| (label.as_str(), aliases.as_slice()))
     }
 
+    /// How many ids the table names.
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
+    /// Whether the table names no id.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
@@ -112,7 +114,7 @@ fn is_json_lines(path: &Path) -> bool {
 
 fn read_one(path: &Path, table: &mut LabelTable, invalid: &mut InvalidLines) -> Result<()> {
     let json = is_json_lines(path);
-    let reader = super::open_maybe_compressed(path)?;
+    let reader = super::source::open_maybe_compressed(path)?;
     for (i, line) in reader.lines().enumerate() {
         let line_no = i as u64 + 1;
         let line = line.with_path(path)?;

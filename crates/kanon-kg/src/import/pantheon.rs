@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{ImportOptions, InvalidLines, SourceData};
+use super::source::{ImportOptions, InvalidLines, SourceData};
 use crate::error::{Error, Result};
 use crate::model::{Fact, Person, Property};
 
@@ -28,11 +28,12 @@ fn birth_year(value: &str) -> Option<String> {
     Some(v.to_owned())
 }
 
+/// Imports Pantheon files: a person per row with their birth, country, gender and occupation.
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let mut invalid = InvalidLines::new(options);
     let mut people = Vec::new();
     for path in inputs {
-        let reader = super::open_maybe_compressed(path)?;
+        let reader = super::source::open_maybe_compressed(path)?;
         let mut tsv = csv::ReaderBuilder::new()
             .delimiter(b'\t')
             .quoting(false)

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::{
+use super::source::{
     ImportOptions, InvalidLines, SourceData, SubjectsWithTexts, for_each_json_line,
     useful_alternates,
 };
@@ -96,6 +96,8 @@ fn check(record: &Line) -> std::result::Result<Property, (String, String)> {
     Ok(property)
 }
 
+/// Imports T-REx files: people keyed by Wikidata id with their facts and aliases, and the evidence
+/// sentences as documents about them.
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let mut invalid = InvalidLines::new(options);
     let mut subjects = SubjectsWithTexts::default();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
-use super::{ImportOptions, InvalidLines, SourceData, useful_alternates};
+use super::source::{ImportOptions, InvalidLines, SourceData, useful_alternates};
 use crate::error::{Error, Result};
 use crate::model::{Fact, Person, Property};
 
@@ -23,6 +23,8 @@ struct Subject {
     facts: Vec<(Property, String)>,
 }
 
+/// Imports triples CSV files: subjects that are people become people, entity subjects name the
+/// values of their facts.
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let mut subjects: Vec<(String, Subject)> = Vec::new();
     let mut index: FxHashMap<String, usize> = FxHashMap::default();
@@ -89,7 +91,7 @@ fn read_file(
     index: &mut FxHashMap<String, usize>,
     invalid: &mut InvalidLines,
 ) -> Result<()> {
-    let reader = super::open_maybe_compressed(path)?;
+    let reader = super::source::open_maybe_compressed(path)?;
     let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
     let headers = csv
         .headers()
@@ -178,57 +180,4 @@ fn read_file(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn import_str(text: &str, skip_invalid: bool) -> Result<SourceData> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("kg.csv");
-        std::fs::write(&path, text).unwrap();
-        let options = ImportOptions {
-            skip_invalid,
-            ..ImportOptions::default()
-        };
-        super::super::import(super::super::Format::Triples, &[path], &options)
-    }
-
-    #[test]
-    fn resolves_entity_values_to_labels_and_alternates() {
-        let data = import_str(
-            "subject,property,value\n\
-             Q1,label,Lilian Albano\nQ1,alias,Lily Albano\nQ1,birth_date,1992-08-05\nQ1,P27,Q40\n\
-             Q1,occupation,chemist\nQ40,label,Austria\nQ40,alias,Republic of Austria\n\
-             Q2,type,person\nQ2,label,Nameless Facts\n",
-            false,
-        )
-        .unwrap();
-        assert_eq!(data.people.len(), 2);
-        let p = &data.people[0];
-        assert_eq!((p.id.as_str(), p.label.as_str()), ("Q1", "Lilian Albano"));
-        assert_eq!(p.aliases, vec!["Lily Albano"]);
-        assert_eq!(p.facts[1].property, Property::Citizenship);
-        assert_eq!(p.facts[1].value, "Austria");
-        assert_eq!(p.facts[1].alternates, vec!["Republic of Austria"]);
-        assert_eq!(data.report.facts, 3);
-    }
-
-    #[test]
-    fn malformed_lines_name_file_line_and_field() {
-        let text = "subject,property,value\nQ1,label,A B\nQ1,occupation,chemist\nQ1,Birth Date,1990\nQ1,birth_date,\n";
-        let err = import_str(text, false).unwrap_err().to_string();
-        assert!(err.contains("kg.csv:4: field `property`"), "{err}");
-        let data = import_str(text, true).unwrap();
-        assert_eq!(data.report.skipped_invalid, 2);
-        assert_eq!(data.people.len(), 1);
-        let err = import_str("subject,prop,value\n", false)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("kg.csv:1: field `property`: missing column"),
-            "{err}"
-        );
-    }
 }

@@ -25,7 +25,7 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::labels::LabelTable;
-use super::{ImportOptions, InvalidLines, Resolution, SourceData, useful_alternates};
+use super::source::{ImportOptions, InvalidLines, Resolution, SourceData, useful_alternates};
 use crate::date::Date;
 use crate::error::{Error, Result};
 use crate::model::{Fact, Person, Property};
@@ -259,7 +259,7 @@ fn for_each_entity_line(
     path: &Path,
     mut on_line: impl FnMut(u64, &str) -> Result<()>,
 ) -> Result<()> {
-    let mut reader = super::open_maybe_compressed(path)?;
+    let mut reader = super::source::open_maybe_compressed(path)?;
     let mut buf = String::new();
     let mut line_no = 0u64;
     loop {
@@ -285,16 +285,55 @@ enum Found {
     Vocab,
 }
 
+/// Imports Wikidata dumps: the humans of the first pass, their item values named by the second.
 pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData> {
     let lang = options.lang.as_str();
     let mut invalid = InvalidLines::new(options);
     let (user_labels, invalid_label_rows) = LabelTable::read(&options.labels, options)?;
-    let bundled = (lang == "en").then(LabelTable::bundled);
-    let mut humans: Vec<Human> = Vec::new();
-    let mut people_without_label = 0;
-    let mut named_in_other_language = 0;
-    let mut wanted: FxHashSet<String> = FxHashSet::default();
+    let humans = read_humans(inputs, lang, &mut invalid)?;
+    let names = ItemNames {
+        input: read_item_names(inputs, lang, &humans.wanted)?,
+        user_labels,
+        bundled: (lang == "en").then(LabelTable::bundled),
+    };
+    let mut resolved = Resolved::default();
+    let people = humans
+        .humans
+        .into_iter()
+        .map(|human| resolved.person(human, &names))
+        .collect();
+    let mut data = SourceData {
+        people,
+        ..SourceData::default()
+    };
+    data.report.skipped_invalid = invalid.count + invalid_label_rows;
+    data.report.unresolved_values = resolved.unresolved;
+    data.report.people_without_label = humans.without_label;
+    data.report.people_named_in_other_language = humans.named_in_other_language;
+    data.report.resolution = resolved.resolution;
+    Ok(data)
+}
+
+/// What the first pass keeps: the humans, and the items their claims point to.
+struct Humans {
+    humans: Vec<Human>,
+    /// The ids of every item a human's claim points to, to be named by the second pass.
+    wanted: FxHashSet<String>,
+    /// Humans dropped for having no name in any language.
+    without_label: usize,
+    /// Humans named in another language than the one asked for.
+    named_in_other_language: usize,
+}
+
+/// First pass: every human (P31 = Q5) with a name, their aliases and their claims.
+fn read_humans(inputs: &[PathBuf], lang: &str, invalid: &mut InvalidLines) -> Result<Humans> {
     let properties: Vec<(&'static str, Property)> = Property::wikidata_ids().collect();
+    let mut found = Humans {
+        humans: Vec::new(),
+        wanted: FxHashSet::default(),
+        without_label: 0,
+        named_in_other_language: 0,
+    };
     for path in inputs {
         for_each_entity_line(path, |line_no, line| {
             let entity: Entity = match serde_json::from_str(line) {
@@ -309,10 +348,10 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             // Many real humans have no label in a given language; a name in another (people's names
             // mostly cross languages unchanged) still counts them in the population.
             let Some((label, other_language)) = name_of(&entity, lang) else {
-                people_without_label += 1;
+                found.without_label += 1;
                 return Ok(());
             };
-            named_in_other_language += usize::from(other_language);
+            found.named_in_other_language += usize::from(other_language);
             let mut person = Person::new(entity.id.clone(), label);
             for alias in pick_aliases(&entity.aliases, lang) {
                 if alias != person.label
@@ -322,40 +361,60 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
                     person.aliases.push(alias);
                 }
             }
-            let mut claims = Vec::new();
-            for (pid, property) in &properties {
-                for statement in entity.claims.get(*pid).into_iter().flatten() {
-                    if statement.rank == "deprecated" {
-                        continue;
-                    }
-                    let value = match &statement.mainsnak.datavalue {
-                        Some(DataValue::WikibaseEntityid(value)) => match value.id() {
-                            Some(id) => {
-                                wanted.insert(id.clone());
-                                RawValue::Item(pid, id)
-                            }
-                            None => continue,
-                        },
-                        Some(DataValue::Time { time, precision }) => {
-                            match time_to_value(time, *precision) {
-                                Some(v) => RawValue::Text(v),
-                                None => continue,
-                            }
-                        }
-                        Some(DataValue::String(s)) => RawValue::Text(s.clone()),
-                        Some(DataValue::Quantity { amount }) => {
-                            RawValue::Text(amount.trim_start_matches('+').to_owned())
-                        }
-                        _ => continue,
-                    };
-                    claims.push((property.clone(), value));
-                }
-            }
-            humans.push(Human { person, claims });
+            let claims = claims_of(&entity, &properties, &mut found.wanted);
+            found.humans.push(Human { person, claims });
             Ok(())
         })?;
     }
-    // Second pass: names of the items the humans' claims point to (humans themselves included).
+    Ok(found)
+}
+
+/// The entity's claims of the properties kanon imports, as raw values (deprecated statements and
+/// values of no imported kind left out); the items they point to join `wanted`.
+fn claims_of(
+    entity: &Entity,
+    properties: &[(&'static str, Property)],
+    wanted: &mut FxHashSet<String>,
+) -> Vec<(Property, RawValue)> {
+    let mut claims = Vec::new();
+    for (pid, property) in properties {
+        for statement in entity.claims.get(*pid).into_iter().flatten() {
+            if statement.rank == "deprecated" {
+                continue;
+            }
+            let value = match &statement.mainsnak.datavalue {
+                Some(DataValue::WikibaseEntityid(value)) => match value.id() {
+                    Some(id) => {
+                        wanted.insert(id.clone());
+                        RawValue::Item(pid, id)
+                    }
+                    None => continue,
+                },
+                Some(DataValue::Time { time, precision }) => {
+                    match time_to_value(time, *precision) {
+                        Some(v) => RawValue::Text(v),
+                        None => continue,
+                    }
+                }
+                Some(DataValue::String(s)) => RawValue::Text(s.clone()),
+                Some(DataValue::Quantity { amount }) => {
+                    RawValue::Text(amount.trim_start_matches('+').to_owned())
+                }
+                _ => continue,
+            };
+            claims.push((property.clone(), value));
+        }
+    }
+    claims
+}
+
+/// Second pass: the label and aliases in `lang` of the items the humans' claims point to (humans
+/// themselves included), by id.
+fn read_item_names(
+    inputs: &[PathBuf],
+    lang: &str,
+    wanted: &FxHashSet<String>,
+) -> Result<FxHashMap<String, (String, Vec<String>)>> {
     let mut names: FxHashMap<String, (String, Vec<String>)> = FxHashMap::default();
     for path in inputs {
         for_each_entity_line(path, |_, line| {
@@ -382,63 +441,75 @@ pub fn import(inputs: &[PathBuf], options: &ImportOptions) -> Result<SourceData>
             Ok(())
         })?;
     }
-    let lookup = |id: &str| -> Option<(Found, &str, &[String])> {
-        if let Some((label, aliases)) = names.get(id) {
+    Ok(names)
+}
+
+/// Where an item's name is looked up, in order: the dump itself, the `--labels` tables, kanon's
+/// bundled table (English only).
+struct ItemNames {
+    input: FxHashMap<String, (String, Vec<String>)>,
+    user_labels: LabelTable,
+    bundled: Option<&'static LabelTable>,
+}
+
+impl ItemNames {
+    /// The item's label and aliases, and where they were found; `None` when nowhere.
+    fn lookup(&self, id: &str) -> Option<(Found, &str, &[String])> {
+        if let Some((label, aliases)) = self.input.get(id) {
             return Some((Found::Input, label.as_str(), aliases.as_slice()));
         }
-        if let Some((label, aliases)) = user_labels.get(id) {
+        if let Some((label, aliases)) = self.user_labels.get(id) {
             return Some((Found::Labels, label, aliases));
         }
-        bundled
+        self.bundled
             .and_then(|table| table.get(id))
             .map(|(label, aliases)| (Found::Vocab, label, aliases))
-    };
-    let mut unresolved = 0;
-    let mut resolution: BTreeMap<String, Resolution> = BTreeMap::new();
-    let people = humans
-        .into_iter()
-        .map(|Human { mut person, claims }| {
-            for (property, value) in claims {
-                let fact = match value {
-                    RawValue::Text(text) => Fact::new(property, text),
-                    RawValue::Item(pid, id) => {
-                        let counts = resolution.entry(pid.to_owned()).or_default();
-                        counts.values += 1;
-                        match lookup(&id) {
-                            Some((found, label, aliases)) => {
-                                match found {
-                                    Found::Input => counts.from_input += 1,
-                                    Found::Labels => counts.from_labels += 1,
-                                    Found::Vocab => counts.from_vocab += 1,
-                                }
-                                Fact::new(property, label)
-                                    .with_alternates(useful_alternates(label, aliases))
+    }
+}
+
+/// The counts of naming item values, kept across people.
+#[derive(Default)]
+struct Resolved {
+    /// Facts dropped because their item has no name.
+    unresolved: usize,
+    /// Per Wikidata property, where its item values were named.
+    resolution: BTreeMap<String, Resolution>,
+}
+
+impl Resolved {
+    /// The human as a person with facts: item values named (or dropped and counted), duplicates
+    /// left out.
+    fn person(&mut self, Human { mut person, claims }: Human, names: &ItemNames) -> Person {
+        for (property, value) in claims {
+            let fact = match value {
+                RawValue::Text(text) => Fact::new(property, text),
+                RawValue::Item(pid, id) => {
+                    let counts = self.resolution.entry(pid.to_owned()).or_default();
+                    counts.values += 1;
+                    match names.lookup(&id) {
+                        Some((found, label, aliases)) => {
+                            match found {
+                                Found::Input => counts.from_input += 1,
+                                Found::Labels => counts.from_labels += 1,
+                                Found::Vocab => counts.from_vocab += 1,
                             }
-                            None => {
-                                counts.unresolved += 1;
-                                unresolved += 1;
-                                continue;
-                            }
+                            Fact::new(property, label)
+                                .with_alternates(useful_alternates(label, aliases))
+                        }
+                        None => {
+                            counts.unresolved += 1;
+                            self.unresolved += 1;
+                            continue;
                         }
                     }
-                };
-                if !person.facts.contains(&fact) {
-                    person.facts.push(fact);
                 }
+            };
+            if !person.facts.contains(&fact) {
+                person.facts.push(fact);
             }
-            person
-        })
-        .collect();
-    let mut data = SourceData {
-        people,
-        ..SourceData::default()
-    };
-    data.report.skipped_invalid = invalid.count + invalid_label_rows;
-    data.report.unresolved_values = unresolved;
-    data.report.people_without_label = people_without_label;
-    data.report.people_named_in_other_language = named_in_other_language;
-    data.report.resolution = resolution;
-    Ok(data)
+        }
+        person
+    }
 }
 
 fn is_human(entity: &Entity) -> bool {
