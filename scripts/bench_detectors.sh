@@ -16,7 +16,7 @@ run() {
     rm -f "$out/$name.jsonl" "$out/$name.jsonl.partial"
     local start end
     start=$(date +%s.%N)
-    "$kanon" detect --docs "$docs" --out "$out/$name.jsonl" "$@" > "$out/$name.log" 2>&1
+    "$kanon" detect "$@" --docs "$docs" --out "$out/$name.jsonl" > "$out/$name.log" 2>&1
     end=$(date +%s.%N)
     local n
     n=$(wc -l < "$out/$name.jsonl")
@@ -24,7 +24,7 @@ run() {
         "$(echo "$end - $start" | bc)" "$(echo "$n / ($end - $start)" | bc -l)"
 }
 run tagger --model "$tagger" --threshold 0.2
-run idf --method idf --budget 0.3 --background "$background"
-run ner-lexical --method ner-lexical --background "$background"
-run ic-threshold --method ic-threshold --p 1e-3
-run reid-greedy --method reid-greedy --reid-model "$reid" --background "$background" --top-k 1
+run idf idf --budget 0.3 --background "$background"
+run ner-lexical ner-lexical --background "$background"
+run ic-threshold ic-threshold --p 1e-3
+run reid-greedy reid-greedy --reid-model "$reid" --background "$background" --top-k 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Spans of `kanon detect --method reid-greedy --top-k K` for a smaller K, from the trace of a run
+"""Spans of `kanon detect reid-greedy --top-k K` for a smaller K, from the trace of a run
 with a larger one (`--trace FILE`): the search is deterministic and does not depend on K until it
 stops, so the run for K is the prefix of the steps up to the first that leaves the person outside
 the model's first K guesses. Saves rerunning the search once per K.

@@ -55,7 +55,8 @@ pub enum Command {
     /// Runs the stages a config names (KG → index → label → train → detect → sanitize → eval),
     /// skipping those already done with the same inputs and resuming an interrupted one.
     Run(RunArgs),
-    /// Runs the main job on the bundled sample (kg/sample, corpora/sample) end to end.
+    /// A short tour of the commands on the bundled sample (kg/sample, corpora/sample), each
+    /// output under `--out` (the main job end to end is `kanon run --config configs/demo.toml`).
     Quickstart(QuickstartArgs),
 }
 
@@ -296,72 +297,146 @@ pub struct TrainArgs {
     #[arg(long)]
     pub checkpoint_every: Option<usize>,
     /// Where the model runs: `auto` (the first CUDA GPU, else a wgpu GPU, else the CPU), `cpu`,
-    /// `cuda[:N]` or `wgpu[:N]` (GPU builds: README, "Training on a GPU").
+    /// `cuda[:N]` or `wgpu[:N]` (GPU builds: docs/gpu.md).
     #[arg(long, default_value = "auto", value_name = "DEVICE")]
     pub device: kanon_tagger::device::DeviceChoice,
 }
 
+/// `kanon detect`: the tagger by default (`kanon detect --model DIR …`), or a detector that needs
+/// no KG named as a subcommand (`kanon detect idf …`), each with only its own options.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct DetectArgs {
-    /// The detector: `tagger` (kanon's KG-supervised tagger, `--model`), or one that needs no KG:
-    /// `reid-greedy` (masks words until a re-identification model trained on `--background` no
-    /// longer names the document's `person`), `ic-threshold` (words a language model finds
-    /// improbable in context), `idf` (the rarest words), `ner-lexical` (the words the person's
-    /// background text holds).
-    #[arg(long, default_value_t)]
-    pub method: kanon_detect::job::MethodName,
-    /// tagger: a checkpoint directory written by `kanon train`.
-    #[arg(long, required_if_eq("method", "tagger"))]
-    pub model: Option<PathBuf>,
-    /// reid-greedy, ner-lexical: public texts about the population (`[{"name",
-    /// "public_knowledge"}]`), documents naming their person in `person`; idf also counts
-    /// words over them.
-    #[arg(long)]
-    pub background: Option<PathBuf>,
-    /// reid-greedy: stop once the person is not among the model's first K guesses (default 1).
-    #[arg(long, value_name = "K")]
-    pub top_k: Option<usize>,
-    /// reid-greedy: mask at most this share of a document's words (default 0.8).
-    #[arg(long)]
-    pub max_share: Option<f64>,
-    /// reid-greedy: candidates scored again at each step after the first, those that lowered
-    /// the person's score most (0: every word, the exact greedy search; default 16).
-    #[arg(long)]
-    pub shortlist: Option<usize>,
-    /// reid-greedy: the re-identification model's checkpoint directory, trained on the
-    /// background with whole-word masks on first use (resumable) and reused after.
-    #[arg(long, value_name = "DIR")]
-    pub reid_model: Option<PathBuf>,
-    /// reid-greedy: training epochs of the re-identification model (default 3).
-    #[arg(long)]
-    pub reid_epochs: Option<usize>,
-    /// reid-greedy: also write each document's search path (word offsets masked at each step,
-    /// the person's rank after it).
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
-    /// ic-threshold: mask a word whose probability in context is below this (default 1e-5).
-    #[arg(long = "p", value_name = "P")]
-    pub min_probability: Option<f64>,
-    /// ic-threshold: the scoring language model, `embedded`, or an LLM config file (an http
-    /// server must return the log-probabilities of a given text: `/v1/completions` with `echo`,
-    /// as vLLM does; one that does not is an error).
-    #[arg(long, default_value = "embedded")]
-    pub llm: String,
-    /// ic-threshold: the embedded model, a name of kanon's model cache or a `.gguf` path.
-    #[arg(long)]
-    pub llm_model: Option<String>,
-    /// ic-threshold: threads of the embedded model (default: all cores).
-    #[arg(long)]
-    pub llm_threads: Option<usize>,
-    /// idf: the share of each document's words to mask (default 0.3).
-    #[arg(long)]
-    pub budget: Option<f64>,
+    #[command(subcommand)]
+    pub method: Option<DetectMethod>,
+    #[command(flatten)]
+    pub tagger: TaggerDetectArgs,
+}
+
+/// The detectors.
+#[derive(Debug, Subcommand)]
+pub enum DetectMethod {
+    /// kanon's KG-supervised tagger (also what `kanon detect` runs without a subcommand).
+    Tagger(TaggerDetectArgs),
+    /// Masks words until a re-identification model trained on `--background` no longer names
+    /// the document's `person` (Morris et al., 2022).
+    ReidGreedy(ReidGreedyArgs),
+    /// Masks the words a language model finds improbable in context (Albanese et al., 2023).
+    IcThreshold(IcThresholdArgs),
+    /// Masks the rarest words.
+    Idf(IdfArgs),
+    /// Masks the words the person's background text holds.
+    NerLexical(NerLexicalArgs),
+}
+
+/// The documents every detector reads and the spans file it writes.
+#[derive(Debug, Args)]
+pub struct DetectIoArgs {
     /// Documents: JSONL `{"id","text"}`, a TAB-schema JSON array, a `.txt` file, a directory of
     /// `.txt` files, or `-` (standard input, one plain-text document)
+    #[arg(long, required = true)]
+    pub docs: Option<PathBuf>,
+    /// The spans JSONL to write (resumable: an interrupted run continues from `OUT.partial`).
+    #[arg(long, required = true)]
+    pub out: Option<PathBuf>,
+}
+
+/// Public texts about the population, for the detectors that read them.
+#[derive(Debug, Args)]
+pub struct BackgroundArgs {
+    /// Public texts about the population (`[{"name", "public_knowledge"}]`), documents naming
+    /// their person in `person`.
+    #[arg(long, required = true)]
+    pub background: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReidGreedyArgs {
+    #[command(flatten)]
+    pub io: DetectIoArgs,
+    #[command(flatten)]
+    pub background: BackgroundArgs,
+    /// The re-identification model's checkpoint directory, trained on the background with
+    /// whole-word masks on first use (resumable) and reused after.
+    #[arg(long, value_name = "DIR", required = true)]
+    pub reid_model: Option<PathBuf>,
+    /// Training epochs of the re-identification model (default 3).
     #[arg(long)]
-    pub docs: PathBuf,
+    pub reid_epochs: Option<usize>,
+    /// Stop once the person is not among the model's first K guesses (default 1).
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+    /// Mask at most this share of a document's words (default 0.8).
     #[arg(long)]
-    pub out: PathBuf,
+    pub max_share: Option<f64>,
+    /// Candidates scored again at each step after the first, those that lowered the person's
+    /// score most (0: every word, the exact greedy search; default 16).
+    #[arg(long)]
+    pub shortlist: Option<usize>,
+    /// Also write each document's search path (word offsets masked at each step, the person's
+    /// rank after it).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct IcThresholdArgs {
+    #[command(flatten)]
+    pub io: DetectIoArgs,
+    /// Mask a word whose probability in context is below this (default 1e-5).
+    #[arg(long = "p", value_name = "P")]
+    pub min_probability: Option<f64>,
+    /// The scoring language model (an http server must return the log-probabilities of a given
+    /// text: `/v1/completions` with `echo`, as vLLM does; one that does not is an error).
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IdfArgs {
+    #[command(flatten)]
+    pub io: DetectIoArgs,
+    /// The share of each document's words to mask (default 0.3).
+    #[arg(long)]
+    pub budget: Option<f64>,
+    /// Public texts whose words are counted too (`[{"name", "public_knowledge"}]`).
+    #[arg(long)]
+    pub background: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct NerLexicalArgs {
+    #[command(flatten)]
+    pub io: DetectIoArgs,
+    #[command(flatten)]
+    pub background: BackgroundArgs,
+}
+
+/// The language model a command talks to: one set of options for every command that does.
+#[derive(Debug, Args)]
+pub struct LlmArgs {
+    /// `embedded` (a GGUF in-process), the URL of an OpenAI-compatible server, or an LLM config
+    /// file (`.toml` or `.json`).
+    #[arg(long, default_value = "embedded")]
+    pub llm: String,
+    /// The model: a cached name or `.gguf` path for `embedded` (default: smollm2-135m-instruct),
+    /// the served name for a URL.
+    #[arg(long = "llm-model", visible_alias = "model")]
+    pub llm_model: Option<String>,
+    /// Threads of the embedded model (default: all cores). 1 is fastest on a busy machine:
+    /// llama.cpp's threads spin while they wait for each other.
+    #[arg(long)]
+    pub llm_threads: Option<usize>,
+}
+
+/// The tagger's options.
+#[derive(Debug, Args)]
+pub struct TaggerDetectArgs {
+    #[command(flatten)]
+    pub io: DetectIoArgs,
+    /// A checkpoint directory written by `kanon train`.
+    #[arg(long, required = true)]
+    pub model: Option<PathBuf>,
     /// A detect config file (TOML or JSON: threshold, tidy, token_budget); the options below
     /// override it.
     #[arg(long)]
@@ -401,8 +476,8 @@ pub struct DetectArgs {
     /// Indexed Job); `kanon merge` joins the parts' outputs into those of one run.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<kanon_core::shard::Shard>,
-    /// tagger: where the model runs: `auto` (the first CUDA GPU, else a wgpu GPU, else the CPU), `cpu`,
-    /// `cuda[:N]` or `wgpu[:N]` (GPU builds: README, "Training on a GPU").
+    /// Where the model runs: `auto` (the first CUDA GPU, else a wgpu GPU, else the CPU), `cpu`,
+    /// `cuda[:N]` or `wgpu[:N]` (GPU builds: docs/gpu.md).
     #[arg(long, default_value = "auto", value_name = "DEVICE")]
     pub device: kanon_tagger::device::DeviceChoice,
 }
@@ -431,21 +506,13 @@ pub struct SanitizeArgs {
     /// A sanitizer config (TOML or JSON, every knob); the options below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// `embedded` (a GGUF in-process), the URL of an OpenAI-compatible server, or an LLM config
-    /// file (`.toml` or `.json`).
-    #[arg(long, default_value = "embedded")]
-    pub llm: String,
-    /// The model: a cached name or `.gguf` path for `embedded`, the served name for a URL.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Threads of the embedded model (default: all cores). 1 is fastest on a busy machine:
-    /// llama.cpp's threads spin while they wait for each other.
-    #[arg(long)]
-    pub llm_threads: Option<usize>,
+    /// The generator (and INTACT's attacker, unless `--attacker-llm` names another).
+    #[command(flatten)]
+    pub llm: LlmArgs,
     /// INTACT's attacker, when it is not `--llm`: `embedded`, a server URL or an LLM config file.
     #[arg(long)]
     pub attacker_llm: Option<String>,
-    /// The attacker's model (as `--model` for `--llm`).
+    /// The attacker's model (as `--llm-model` for `--llm`).
     #[arg(long, requires = "attacker_llm")]
     pub attacker_model: Option<String>,
     /// Where model answers are cached (default: $KANON_LLM_CACHE, else ~/.cache/kanon/llm).
@@ -591,18 +658,12 @@ pub struct EvalUtilityArgs {
 /// The models TPS uses.
 #[derive(Debug, Args)]
 pub struct TpsModelArgs {
-    /// The language model for information content: `embedded`, or an LLM config file (an http
-    /// backend must return the log-probabilities of a given text: `/v1/completions` with `echo`).
-    #[arg(long, default_value = "embedded")]
-    pub llm: String,
-    /// The embedded model: a name of kanon's model cache or a `.gguf` path.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Threads of the embedded model (default: all cores).
-    #[arg(long)]
-    pub llm_threads: Option<usize>,
+    /// The language model for information content (an http backend must return the
+    /// log-probabilities of a given text: `/v1/completions` with `echo`).
+    #[command(flatten)]
+    pub llm: LlmArgs,
     /// The sentence encoder for similarities: a model of kanon's cache or a checkpoint directory.
-    #[arg(long, default_value = "all-minilm-l6-v2")]
+    #[arg(long, default_value = kanon_models::DEFAULT_ENCODER)]
     pub encoder: String,
 }
 
@@ -638,7 +699,7 @@ pub struct NeuralAttackerArgs {
     #[arg(long, requires = "neural")]
     pub neural_epochs: Option<usize>,
     /// The encoder it fine-tunes: a model of kanon's cache or a BERT checkpoint directory.
-    #[arg(long, default_value = "all-minilm-l6-v2")]
+    #[arg(long, default_value = kanon_models::DEFAULT_ENCODER)]
     pub neural_pretrained: String,
 }
 
@@ -655,15 +716,9 @@ pub struct EvalTabArgs {
     /// under the language model (`--llm`, `--model`; the embedded SmolLM2 by default).
     #[arg(long)]
     pub weighted: bool,
-    /// The language model for the weights: `embedded` or an LLM config file.
-    #[arg(long, default_value = "embedded", requires = "weighted")]
-    pub llm: String,
-    /// The embedded model: a name of kanon's model cache or a `.gguf` path.
-    #[arg(long, requires = "weighted")]
-    pub model: Option<String>,
-    /// Threads of the embedded model (default: all cores).
-    #[arg(long, requires = "weighted")]
-    pub llm_threads: Option<usize>,
+    /// The language model for the weights.
+    #[command(flatten)]
+    pub llm: LlmArgs,
     #[arg(long)]
     pub json: bool,
 }
@@ -695,7 +750,7 @@ pub enum BenchCommand {
 #[derive(Debug, Args)]
 pub struct BenchLlmArgs {
     /// A model of the cache (`kanon models list`) or a `.gguf` file. Threads: `kanon --threads N`.
-    #[arg(long, default_value = "smollm2-135m-instruct")]
+    #[arg(long, default_value = kanon_llm::config::DEFAULT_EMBEDDED_MODEL)]
     pub model: String,
     /// Runs over the prompt set; medians are reported.
     #[arg(long, default_value_t = 5)]
@@ -739,7 +794,7 @@ pub struct BenchTaggerArgs {
     #[arg(long, default_value = "both")]
     pub mode: BenchTaggerMode,
     /// A cached model name or a BERT checkpoint directory.
-    #[arg(long, default_value = "all-minilm-l6-v2")]
+    #[arg(long, default_value = kanon_models::DEFAULT_ENCODER)]
     pub pretrained: String,
     /// Documents for inference (JSONL or TAB schema); default: the wiki553 dev set when
     /// `../shared` is there, else the bundled sample corpus.

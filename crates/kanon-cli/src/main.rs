@@ -39,7 +39,7 @@ fn default_device_cpu() {
 /// heap tops to the kernel; the tagger allocates and frees tensors of a few MiB per layer, so
 /// every forward pass page-faulted and zeroed fresh memory (15 % of inference time in `perf`).
 /// Keeping blocks below 32 MiB in the heap and trimming only above 1 GiB made inference 1.1 to
-/// 1.5 times faster at the same peak RSS (README, "Speed against PyTorch"). `GLIBC_TUNABLES`,
+/// 1.5 times faster at the same peak RSS (docs/benchmarks.md, "Speed against PyTorch"). `GLIBC_TUNABLES`,
 /// when set, wins.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]

@@ -46,6 +46,7 @@ impl Default for GreedySettings {
 }
 
 impl GreedySettings {
+    /// Checks the settings: `top_k` ≥ 1, `max_share` a share in [0, 1].
     pub fn validate(&self) -> std::result::Result<(), String> {
         if self.top_k == 0 {
             return Err("top_k must be at least 1".into());
@@ -64,7 +65,9 @@ impl GreedySettings {
 /// model's first guess).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// The words masked at this step (indices into the document's [`crate::words::Words`]).
     pub words: Vec<usize>,
+    /// The true person's rank after the step.
     pub rank: usize,
 }
 
@@ -83,8 +86,11 @@ pub enum Stop {
 /// The search's path: the true person's rank before any masking, the steps, and why it stopped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trajectory {
+    /// The true person's rank before any masking (1: the model's first guess).
     pub initial_rank: usize,
+    /// The steps, in order.
     pub steps: Vec<Step>,
+    /// Why it stopped.
     pub stop: Stop,
 }
 

@@ -22,48 +22,30 @@ use crate::reid_greedy::ReidGreedy;
 use crate::words::Words;
 use crate::{Detector, Error, Result};
 
-/// The detectors `kanon detect --method` names: the KG-supervised tagger and this crate's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MethodName {
-    #[default]
-    Tagger,
-    ReidGreedy,
-    IcThreshold,
-    Idf,
-    NerLexical,
-}
-
-kanon_core::named_choices!(
-    MethodName,
-    "detection method",
-    [
-        Tagger = "tagger",
-        ReidGreedy = "reid-greedy",
-        IcThreshold = "ic-threshold",
-        Idf = "idf",
-        NerLexical = "ner-lexical",
-    ]
-);
-
 /// A detection method and its settings (a config file's `[method]` table, `name = "…"` picking it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "name", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Method {
     /// Greedy masking guided by a re-identification model trained on the background.
     ReidGreedy {
+        /// The re-identification model: its checkpoint, trained on the background on first use.
         model: ReidModelJob,
+        /// When the search stops, and how many candidates it scores again.
         #[serde(default)]
         search: GreedySettings,
     },
     /// Words whose in-context probability under a language model is below `p`.
     IcThreshold {
+        /// The probability below which a word is masked (default 1e-5).
         #[serde(default = "default_p")]
         p: f64,
+        /// The scoring language model (default: the embedded one).
         #[serde(default)]
         llm: LlmConfig,
     },
     /// The rarest words up to `budget` (a share of each document's words).
     Idf {
+        /// The share of each document's words to mask (default 0.3).
         #[serde(default = "default_budget")]
         budget: f64,
     },
@@ -80,6 +62,21 @@ fn default_budget() -> f64 {
 }
 
 impl Method {
+    /// `ic-threshold` with its defaults: `p` = 1e-5, the embedded model.
+    pub fn ic_threshold() -> Method {
+        Method::IcThreshold {
+            p: default_p(),
+            llm: LlmConfig::default(),
+        }
+    }
+
+    /// `idf` with its default budget, 30 % of each document's words.
+    pub fn idf() -> Method {
+        Method::Idf {
+            budget: default_budget(),
+        }
+    }
+
     /// Its name on the command line.
     pub fn name(&self) -> &'static str {
         match self {
@@ -94,6 +91,7 @@ impl Method {
         matches!(self, Method::ReidGreedy { .. } | Method::NerLexical)
     }
 
+    /// Checks the settings' values (a probability, a share).
     pub fn validate(&self) -> std::result::Result<(), String> {
         match self {
             Method::ReidGreedy { search, .. } => search.validate(),
@@ -114,11 +112,13 @@ impl Method {
 pub struct MethodJob {
     /// Documents (JSONL `{"id","person","text"}`, TAB JSON, text files: as `kanon detect`).
     pub docs: PathBuf,
+    /// The spans JSONL to write (resumable through `OUT.partial`).
     pub out: PathBuf,
     /// Public texts about the population (`[{"name", "public_knowledge"}]`): needed by
     /// `reid-greedy` and `ner-lexical`; `idf` counts words over them too.
     #[serde(default)]
     pub background: Option<PathBuf>,
+    /// The detector and its settings.
     pub method: Method,
     /// `reid-greedy`: also write each document's search path (word offsets, the true person's
     /// rank after each step; no text) to this JSONL.
@@ -131,18 +131,26 @@ impl ConfigFile for MethodJob {}
 /// What a detection run did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MethodSummary {
+    /// The method's name.
     pub method: String,
+    /// Documents detected, resumed ones included.
     pub documents: usize,
     /// Documents of an earlier, interrupted run kept.
     pub resumed: usize,
+    /// Spans written.
     pub spans: usize,
+    /// Words of the documents.
     pub words: usize,
+    /// Of those, the words masked.
     pub masked_words: usize,
+    /// Seconds of this run (not of an interrupted one before it).
     pub seconds: f64,
+    /// The spans file.
     pub out: PathBuf,
 }
 
 impl MethodSummary {
+    /// One line for a person: counts, share masked, speed, the output.
     pub fn render(&self) -> String {
         let share = self.masked_words as f64 / self.words.max(1) as f64;
         let fresh = self.documents - self.resumed;
@@ -175,15 +183,22 @@ struct Done {
 /// person's rank after it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TraceRecord {
+    /// The document.
     pub id: String,
+    /// The true person's rank before any masking.
     pub initial_rank: usize,
+    /// The steps, in order.
     pub steps: Vec<TraceStep>,
+    /// Why the search stopped.
     pub stop: crate::greedy::Stop,
 }
 
+/// One step of a search path: the words it masked as character spans, and the rank after it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TraceStep {
+    /// The words masked at this step.
     pub spans: Vec<Span>,
+    /// The true person's rank after it.
     pub rank: usize,
 }
 

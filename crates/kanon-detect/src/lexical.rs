@@ -16,6 +16,7 @@ pub struct LexicalOverlap {
 }
 
 impl LexicalOverlap {
+    /// A detector over the background's texts.
     pub fn new(background: Background) -> Self {
         LexicalOverlap { background }
     }

@@ -32,6 +32,8 @@
 //! `job::run` runs one over a documents file and writes the spans file `kanon detect` writes
 //! (resumable); `kanon detect --method` is its command.
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod greedy;
 pub mod ic;

@@ -26,12 +26,13 @@ pub struct ReidModelJob {
     /// The encoder to fine-tune: a model of kanon's cache or a BERT checkpoint directory.
     #[serde(default = "default_pretrained")]
     pub pretrained: String,
+    /// The classifier's training knobs.
     #[serde(default)]
     pub config: ClassifierConfig,
 }
 
 fn default_pretrained() -> String {
-    "all-minilm-l6-v2".into()
+    kanon_models::DEFAULT_ENCODER.into()
 }
 
 /// A fine-tuned classifier over the background's people; a document's score for a person is the
@@ -116,6 +117,7 @@ impl ReidModel {
         })
     }
 
+    /// The fine-tuned classifier.
     pub fn classifier(&self) -> &TextClassifier {
         &self.classifier
     }

@@ -22,6 +22,7 @@ pub struct ReidGreedy {
 }
 
 impl ReidGreedy {
+    /// The search with `model` over the people of `background`.
     pub fn new(model: ReidModel, background: Background, settings: GreedySettings) -> Self {
         ReidGreedy {
             model,

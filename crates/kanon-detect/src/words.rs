@@ -9,12 +9,14 @@ use rustc_hash::FxHashMap;
 /// The words of one document.
 #[derive(Debug, Clone)]
 pub struct Words {
+    /// Each word's character span, in text order.
     pub spans: Vec<Span>,
     /// Folded (case and diacritics), as terms and whitelists compare.
     pub forms: Vec<String>,
 }
 
 impl Words {
+    /// The words of `text`.
     pub fn of(text: &str) -> Self {
         let chars: Vec<char> = text.chars().collect();
         let (spans, forms) = word_ranges(&chars)
@@ -28,10 +30,12 @@ impl Words {
         Words { spans, forms }
     }
 
+    /// How many words.
     pub fn len(&self) -> usize {
         self.spans.len()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }

@@ -14,6 +14,7 @@ use crate::stage::{Action, Stage, StageRecord};
 /// One stage in the report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StageRow {
+    /// The stage.
     pub stage: Stage,
     /// What this invocation did with it.
     pub action: Action,
@@ -25,7 +26,9 @@ pub struct StageRow {
 /// The run's report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunReport {
+    /// The run's name (its config's).
     pub name: String,
+    /// Every stage, in order, configured or not.
     pub stages: Vec<StageRow>,
     /// The detector's span scores against the gold annotations (Markdown), when the run detects
     /// and its eval stage has gold.
@@ -40,6 +43,8 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The report of the stages' rows, with the evaluation's tables and plot when the eval stage
+    /// finished.
     pub fn new(name: String, stages: Vec<StageRow>, paths: &RunPaths) -> Self {
         let eval_dir = paths.stage_dir(Stage::Eval);
         let finished = stages
@@ -100,6 +105,7 @@ impl RunReport {
         out
     }
 
+    /// Writes `report.json` and `report.md` into the run directory, atomically.
     pub fn write(&self, paths: &RunPaths) -> Result<()> {
         kanon_core::io::write_json(&paths.report_json(), self)?;
         let markdown = self.markdown();

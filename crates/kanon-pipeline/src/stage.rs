@@ -17,16 +17,24 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
+    /// The knowledge graph: a directory, imported sources or a synthetic population.
     Kg,
+    /// The inverted index over the KG's terms.
     Index,
+    /// k-anonymity distant labels: the labeled corpus.
     Label,
+    /// The tagger fine-tuned on the labeled corpus.
     Train,
+    /// The spans to mask in the documents.
     Detect,
+    /// The documents with their spans replaced.
     Sanitize,
+    /// Attacks and utility measures on the sanitized documents.
     Eval,
 }
 
 impl Stage {
+    /// Every stage, in the order data flows through them.
     pub const ALL: [Stage; 7] = [
         Stage::Kg,
         Stage::Index,
@@ -37,6 +45,7 @@ impl Stage {
         Stage::Eval,
     ];
 
+    /// Its name: in `--from`/`--until`, the run directory, the config's sections.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Kg => "kg",
@@ -94,6 +103,7 @@ impl Action {
         matches!(self, Action::Run | Action::Resume | Action::Rerun)
     }
 
+    /// What it means, as the run's table says it.
     pub fn describe(self) -> &'static str {
         match self {
             Action::Run => "run",
@@ -115,17 +125,22 @@ pub const STAGE_FILE: &str = "stage.json";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum State {
+    /// Started and not finished: a rerun resumes it.
     Running,
+    /// Finished.
     Done,
 }
 
 /// What a stage left in its directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageRecord {
+    /// [`STAGE_FORMAT_VERSION`] of the kanon that wrote it.
     pub format_version: u32,
+    /// The stage.
     pub stage: Stage,
     /// Of its parameters, its input files and the hashes of the stages it reads.
     pub hash: String,
+    /// Running or done.
     pub state: State,
     /// Seconds of its last invocation.
     #[serde(default)]
@@ -162,6 +177,7 @@ impl StageRecord {
         Ok(Some(record))
     }
 
+    /// Writes the record into the stage's directory, atomically.
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_path(dir)?;
         Ok(kanon_core::io::write_json(&dir.join(STAGE_FILE), self)?)
@@ -180,6 +196,7 @@ impl std::fmt::Debug for StageHasher {
 }
 
 impl StageHasher {
+    /// A hasher for `stage`: the stage's name and the record format come first.
     pub fn new(stage: Stage) -> Self {
         let mut hasher = Xxh3::new();
         hasher.update(b"kanon-stage/");
@@ -243,6 +260,7 @@ impl StageHasher {
         self
     }
 
+    /// The hash, as 32 hex digits (XXH3-128).
     pub fn finish(&self) -> String {
         format!("{:032x}", self.hasher.digest128())
     }

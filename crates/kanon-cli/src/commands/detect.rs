@@ -1,22 +1,87 @@
+//! `kanon detect`: the tagger's options (over a detect config file) into a
+//! [`kanon_tagger::DetectJob`], or a detector that needs no KG into a
+//! [`kanon_detect::job::MethodJob`]. Which options a detector takes is clap's to check: each
+//! detector is a subcommand with only its own.
+
 use std::io::Write;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use kanon_core::config::ConfigFile;
 use kanon_detect::greedy::GreedySettings;
-use kanon_detect::job::{Method, MethodJob, MethodName, run as detect_with_method};
+use kanon_detect::job::{Method, MethodJob, run as detect_with_method};
 use kanon_detect::reid::ReidModelJob;
 use kanon_tagger::classifier::ClassifierConfig;
 use kanon_tagger::detect::{DetectConfig, DetectJob, run as detect};
-use kanon_tagger::device::DeviceChoice;
 
-use crate::cli::DetectArgs;
+use crate::cli::{DetectArgs, DetectIoArgs, DetectMethod, TaggerDetectArgs};
 use crate::progress::Bars;
 
 pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
-    check_method_options(args)?;
-    if args.method != MethodName::Tagger {
-        return run_method(args, out);
-    }
+    let (io, method, background, trace) = match &args.method {
+        None => return run_tagger(&args.tagger, out),
+        Some(DetectMethod::Tagger(tagger)) => return run_tagger(tagger, out),
+        Some(DetectMethod::ReidGreedy(reid)) => {
+            let defaults = GreedySettings::default();
+            let mut config = ClassifierConfig {
+                word_masks: true,
+                ..ClassifierConfig::default()
+            };
+            if let Some(epochs) = reid.reid_epochs {
+                config.epochs = epochs;
+            }
+            let method = Method::ReidGreedy {
+                model: ReidModelJob {
+                    checkpoint: required(&reid.reid_model, "--reid-model")?,
+                    pretrained: kanon_models::DEFAULT_ENCODER.into(),
+                    config,
+                },
+                search: GreedySettings {
+                    top_k: reid.top_k.unwrap_or(defaults.top_k),
+                    max_share: reid.max_share.unwrap_or(defaults.max_share),
+                    shortlist: reid.shortlist.unwrap_or(defaults.shortlist),
+                },
+            };
+            let background = reid.background.background.clone();
+            (&reid.io, method, background, reid.trace.clone())
+        }
+        Some(DetectMethod::IcThreshold(ic)) => {
+            let mut method = Method::ic_threshold();
+            if let Method::IcThreshold { p, llm } = &mut method {
+                *p = ic.min_probability.unwrap_or(*p);
+                *llm = super::llm_config(&ic.llm)?;
+            }
+            (&ic.io, method, None, None)
+        }
+        Some(DetectMethod::Idf(idf)) => {
+            let mut method = Method::idf();
+            if let (Method::Idf { budget }, Some(wanted)) = (&mut method, idf.budget) {
+                *budget = wanted;
+            }
+            (&idf.io, method, idf.background.clone(), None)
+        }
+        Some(DetectMethod::NerLexical(lexical)) => (
+            &lexical.io,
+            Method::NerLexical,
+            lexical.background.background.clone(),
+            None,
+        ),
+    };
+    let (docs, spans) = io_paths(io)?;
+    let job = MethodJob {
+        docs,
+        out: spans,
+        background,
+        method,
+        trace,
+    };
+    let bars = Bars::new();
+    let summary = detect_with_method(&job, &bars)?;
+    bars.finish();
+    write!(out, "{}", summary.render())?;
+    Ok(())
+}
+
+fn run_tagger(args: &TaggerDetectArgs, out: &mut dyn Write) -> Result<()> {
     let mut config = match &args.config {
         Some(path) => DetectConfig::load(path)?,
         None => DetectConfig::default(),
@@ -43,13 +108,11 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
         config.lowercase_words = words;
     }
     config.validate().map_err(anyhow::Error::msg)?;
+    let (docs, spans) = io_paths(&args.io)?;
     let job = DetectJob {
-        model: args
-            .model
-            .clone()
-            .context("the tagger needs its checkpoint: --model DIR")?,
-        docs: args.docs.clone(),
-        out: args.out.clone(),
+        model: required(&args.model, "--model")?,
+        docs,
+        out: spans,
         format: args.export.unwrap_or_default(),
         config,
         shard: args.shard,
@@ -63,114 +126,14 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Options of one method given to another are refused, not ignored.
-fn check_method_options(args: &DetectArgs) -> Result<()> {
-    use MethodName::{IcThreshold, Idf, ReidGreedy};
-    let owned_by = [
-        ("--top-k", args.top_k.is_some(), ReidGreedy),
-        ("--max-share", args.max_share.is_some(), ReidGreedy),
-        ("--shortlist", args.shortlist.is_some(), ReidGreedy),
-        ("--reid-model", args.reid_model.is_some(), ReidGreedy),
-        ("--reid-epochs", args.reid_epochs.is_some(), ReidGreedy),
-        ("--trace", args.trace.is_some(), ReidGreedy),
-        ("--p", args.min_probability.is_some(), IcThreshold),
-        ("--llm", args.llm != "embedded", IcThreshold),
-        ("--llm-model", args.llm_model.is_some(), IcThreshold),
-        ("--llm-threads", args.llm_threads.is_some(), IcThreshold),
-        ("--budget", args.budget.is_some(), Idf),
-    ];
-    if args.method != MethodName::Tagger && args.device != DeviceChoice::Auto {
-        bail!(
-            "--device is an option of --method tagger; --method {} runs on the CPU",
-            args.method
-        );
-    }
-    if let Some((option, _, owner)) = owned_by
-        .iter()
-        .find(|(_, given, owner)| *given && *owner != args.method)
-    {
-        bail!(
-            "{option} is an option of --method {owner}, not of --method {}",
-            args.method
-        );
-    }
-    Ok(())
+/// `--docs` and `--out`, which clap requires of every detector.
+fn io_paths(io: &DetectIoArgs) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+    Ok((required(&io.docs, "--docs")?, required(&io.out, "--out")?))
 }
 
-/// A detector without a KG (`--method` other than `tagger`).
-fn run_method(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
-    let tagger_only = [
-        ("--model", args.model.is_some()),
-        ("--config", args.config.is_some()),
-        ("--export", args.export.is_some()),
-        ("--threshold", args.threshold.is_some()),
-        ("--raw-spans", args.raw_spans),
-        ("--token-budget", args.token_budget.is_some()),
-        ("--person-confidence", args.person_confidence.is_some()),
-        ("--min-score", args.min_score.is_some()),
-        ("--lowercase-min-score", args.lowercase_min_score.is_some()),
-        ("--lowercase-words", args.lowercase_words.is_some()),
-        ("--shard", args.shard.is_some()),
-    ];
-    if let Some((option, _)) = tagger_only.iter().find(|(_, given)| *given) {
-        bail!(
-            "{option} is an option of the tagger, not of --method {}",
-            args.method
-        );
-    }
-
-    let method = match args.method {
-        MethodName::Tagger => unreachable!("handled by the caller"),
-        MethodName::ReidGreedy => {
-            let defaults = GreedySettings::default();
-            let mut config = ClassifierConfig {
-                word_masks: true,
-                ..ClassifierConfig::default()
-            };
-            if let Some(epochs) = args.reid_epochs {
-                config.epochs = epochs;
-            }
-            Method::ReidGreedy {
-                model: ReidModelJob {
-                    checkpoint: args
-                        .reid_model
-                        .clone()
-                        .context("reid-greedy needs its model's checkpoint: --reid-model DIR")?,
-                    pretrained: "all-minilm-l6-v2".into(),
-                    config,
-                },
-                search: GreedySettings {
-                    top_k: args.top_k.unwrap_or(defaults.top_k),
-                    max_share: args.max_share.unwrap_or(defaults.max_share),
-                    shortlist: args.shortlist.unwrap_or(defaults.shortlist),
-                },
-            }
-        }
-        MethodName::IcThreshold => {
-            let llm = kanon_llm::LlmConfig::resolve(&args.llm, args.llm_model.as_deref())?;
-            Method::IcThreshold {
-                p: args.min_probability.unwrap_or(1e-5),
-                llm: match args.llm_threads {
-                    Some(threads) => llm.with_threads(threads),
-                    None => llm,
-                },
-            }
-        }
-        MethodName::Idf => Method::Idf {
-            budget: args.budget.unwrap_or(0.3),
-        },
-        MethodName::NerLexical => Method::NerLexical,
-    };
-    let job = MethodJob {
-        docs: args.docs.clone(),
-        out: args.out.clone(),
-        background: args.background.clone(),
-        method,
-        trace: args.trace.clone(),
-    };
-    let bars = Bars::new();
-    let summary = detect_with_method(&job, &bars)?;
-    bars.finish();
-    write!(out, "{}", summary.render())?;
-    Ok(())
+/// An option clap requires (so absent only where clap let a subcommand stand in for it).
+fn required(value: &Option<std::path::PathBuf>, option: &str) -> Result<std::path::PathBuf> {
+    value
+        .clone()
+        .with_context(|| format!("{option} is required"))
 }

@@ -8,11 +8,7 @@ use crate::cli::EvalTabArgs;
 
 pub fn run(args: &EvalTabArgs, out: &mut dyn Write) -> Result<()> {
     let weighting = if args.weighted {
-        let llm = kanon_llm::LlmConfig::resolve(&args.llm, args.model.as_deref())?;
-        Some(match args.llm_threads {
-            Some(threads) => llm.with_threads(threads),
-            None => llm,
-        })
+        Some(super::llm_config(&args.llm)?)
     } else {
         None
     };

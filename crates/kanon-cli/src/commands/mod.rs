@@ -130,14 +130,20 @@ fn neural_attacker(
     }))
 }
 
+/// The language model the options name: `--llm` (a config file, a URL or `embedded`), its
+/// `--llm-model` and `--llm-threads`.
+fn llm_config(args: &crate::cli::LlmArgs) -> Result<kanon_llm::LlmConfig> {
+    let llm = kanon_llm::LlmConfig::resolve(&args.llm, args.llm_model.as_deref())?;
+    Ok(match args.llm_threads {
+        Some(threads) => llm.with_threads(threads),
+        None => llm,
+    })
+}
+
 /// The TPS models the options name.
 fn tps_models(args: &crate::cli::TpsModelArgs) -> Result<kanon_eval::job::TpsModels> {
-    let llm = kanon_llm::LlmConfig::resolve(&args.llm, args.model.as_deref())?;
     Ok(kanon_eval::job::TpsModels {
-        llm: match args.llm_threads {
-            Some(threads) => llm.with_threads(threads),
-            None => llm,
-        },
+        llm: llm_config(&args.llm)?,
         encoder: args.encoder.clone(),
     })
 }

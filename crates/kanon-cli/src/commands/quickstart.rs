@@ -8,7 +8,7 @@ use kanon_label::corpus::{CorpusFormat, LabelJob};
 use crate::cli::QuickstartArgs;
 use crate::progress::Bars;
 
-/// The README's main command: every stage on the bundled sample, each output under `--out`.
+/// A short tour: every stage on the bundled sample, each output under `--out`.
 pub fn run(args: &QuickstartArgs, out: &mut dyn Write) -> Result<()> {
     let meta = kanon_kg::store::read_meta(&args.kg).with_context(|| {
         format!(

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 
 use anyhow::Result;
 use kanon_core::config::ConfigFile;
-use kanon_llm::{LlmConfig, ResponseCache};
+use kanon_llm::ResponseCache;
 use kanon_sanitize::{SanitizeJob, SanitizerConfig, SpanSource};
 
 use crate::cli::SanitizeArgs;
@@ -26,22 +26,18 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
     sanitizer.temperature = args.temperature.unwrap_or(sanitizer.temperature);
     // A masking strategy opens no model, so its `--llm` is never read.
     let llm = if sanitizer.strategy.generalizes() {
-        let llm = LlmConfig::resolve(&args.llm, args.model.as_deref())?;
-        Some(match args.llm_threads {
-            Some(threads) => llm.with_threads(threads),
-            None => llm,
-        })
+        Some(super::llm_config(&args.llm)?)
     } else {
         None
     };
     // Only INTACT attacks; a separate attacker is opened only then.
     let attacker_llm = match (&args.attacker_llm, sanitizer.strategy) {
         (Some(spec), kanon_sanitize::Strategy::Intact) => {
-            let llm = LlmConfig::resolve(spec, args.attacker_model.as_deref())?;
-            Some(match args.llm_threads {
-                Some(threads) => llm.with_threads(threads),
-                None => llm,
-            })
+            Some(super::llm_config(&crate::cli::LlmArgs {
+                llm: spec.clone(),
+                llm_model: args.attacker_model.clone(),
+                llm_threads: args.llm.llm_threads,
+            })?)
         }
         _ => None,
     };
