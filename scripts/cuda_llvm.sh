@@ -13,7 +13,7 @@
 #
 # On a machine with internet access the stand-in is not needed: `cargo build --features cuda`
 # downloads the real bundle. LLVM 22 writes PTX up to ISA 9.0; cubecl asks for 9.1+ only on
-# drivers of CUDA ≥ 13.1 (README, "Training on a GPU", says what that means).
+# drivers of CUDA ≥ 13.1 (docs/gpu.md says what that means).
 set -euo pipefail
 
 bundle_version="23.1.0-4"

@@ -10,7 +10,7 @@
 #                        else extracted from PyPI's nvidia-cuda-nvcc-cu12 wheel (pip download;
 #                        KANON_WHEELS=DIR reads the wheel from DIR instead)
 #
-# What the directory holds (README, "Training on a GPU"):
+# What the directory holds (docs/gpu.md, "On a GPU machine"):
 #   bin/kanon                    the CLI with the GPU runtimes, stripped
 #   cuda/nvvm/libdevice/...      NVIDIA's libdevice: the CUDA kernels' erf, exp, tanh… (GELU and
 #                                softmax need them); found through CUDA_PATH
