@@ -54,10 +54,12 @@ impl Default for IndexBuilder {
 /// What a build produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildStats {
+    /// The `meta.json` written.
     pub meta: IndexMeta,
 }
 
 impl IndexBuilder {
+    /// A builder with the default English whitelist and no source recorded.
     pub fn new() -> Self {
         Self::default()
     }

@@ -16,8 +16,11 @@ use crate::error::{Error, Result};
 /// A term found in a text: character offsets `[start, end)` and the term id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TermMatch {
+    /// The first character of the match.
     pub start: usize,
+    /// One past the last character of the match.
     pub end: usize,
+    /// The id of the term matched (its ordinal in the term dictionary).
     pub term: u32,
 }
 
@@ -30,6 +33,8 @@ const UNKNOWN: u32 = u32::MAX;
 
 const MAGIC: &[u8; 8] = b"KNGAZv1\0";
 
+/// Finds indexed terms in texts: a trie over word ids, walked from every word start, keeping the
+/// leftmost-longest match. Built once with the index and loaded from `gazetteer.bin`.
 #[derive(Default)]
 pub struct Gazetteer {
     /// The words of all terms, by id (what is serialised).
@@ -469,6 +474,7 @@ impl Gazetteer {
         out
     }
 
+    /// Reads a gazetteer written by [`Gazetteer::serialize`]; [`Error::Automaton`] when the bytes are not one.
     pub fn deserialize(bytes: &[u8]) -> Result<Self> {
         let mut reader = Reader { bytes, at: 0 };
         if reader.take(8)? != MAGIC {

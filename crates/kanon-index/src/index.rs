@@ -21,21 +21,29 @@ use crate::postings::{PostingList, PostingStore};
 /// A person of the index: the dense id used in postings maps to the KG id and name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexedPerson {
+    /// The person's KG id.
     pub id: String,
+    /// The person's name in the KG.
     pub label: String,
 }
 
 /// Counts printed by `kanon index stats`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct IndexStats {
+    /// People indexed.
     pub people: u64,
+    /// Distinct normalised terms.
     pub terms: u64,
+    /// (term, person) pairs.
     pub postings: u64,
+    /// Terms per TAB category, every category listed in [`EntityType::ALL`] order.
     pub terms_by_type: Vec<(EntityType, u64)>,
     /// Terms that only one person has: each of them identifies its person alone.
     pub unique_terms: u64,
 }
 
+/// An index directory opened for reading: the term dictionary, every posting list, the term types,
+/// the people and the gazetteer, all in memory. Read-only and shared across threads.
 pub struct Index {
     dir: PathBuf,
     meta: IndexMeta,
@@ -128,26 +136,32 @@ impl Index {
         })
     }
 
+    /// The directory the index was opened from.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// How the index was made (`meta.json`).
     pub fn meta(&self) -> &IndexMeta {
         &self.meta
     }
 
+    /// People indexed: dense ids run from 0 to this, exclusive.
     pub fn num_people(&self) -> u32 {
         self.people.len() as u32
     }
 
+    /// Terms indexed: term ids run from 0 to this, exclusive.
     pub fn num_terms(&self) -> u32 {
         self.types.len() as u32
     }
 
+    /// Every term's posting list, by term id.
     pub fn postings(&self) -> &PostingStore {
         &self.postings
     }
 
+    /// The gazetteer that finds the index's terms in texts.
     pub fn gazetteer(&self) -> &Gazetteer {
         &self.gazetteer
     }
@@ -176,12 +190,14 @@ impl Index {
         }
     }
 
+    /// The TAB category of a term id; `None` past the last term.
     pub fn term_type(&self, term: u32) -> Option<EntityType> {
         self.types
             .get(term as usize)
             .and_then(|&t| EntityType::from_u8(t))
     }
 
+    /// The people of a term id; `None` past the last term.
     pub fn posting_list(&self, term: u32) -> Option<PostingList<'_>> {
         self.postings.get(term)
     }
@@ -196,10 +212,12 @@ impl Index {
         self.postings.intersection_count(terms, cap)
     }
 
+    /// The people who have all of `terms`; empty for no terms, or when one is not indexed.
     pub fn intersection(&self, terms: &[u32]) -> RoaringBitmap {
         self.postings.intersection(terms)
     }
 
+    /// The KG id and name of a dense person id; `None` past the last person.
     pub fn person(&self, person: u32) -> Option<&IndexedPerson> {
         self.people.get(person as usize)
     }
@@ -244,6 +262,7 @@ impl Index {
         Ok(collect_stream(stream, limit))
     }
 
+    /// Counts of the index, for `kanon index stats`.
     pub fn stats(&self) -> IndexStats {
         let mut by_type = [0u64; 8];
         for &t in &self.types {

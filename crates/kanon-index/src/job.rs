@@ -33,6 +33,7 @@ pub struct BuildJob {
 }
 
 impl BuildJob {
+    /// A build of the KG directory `kg` into `out`, with the default whitelist only.
     pub fn new(kg: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Self {
         BuildJob {
             kg: kg.into(),
@@ -48,12 +49,16 @@ impl ConfigFile for BuildJob {}
 /// What a build made, and how long reading the KG took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildSummary {
+    /// The `meta.json` written.
     pub meta: IndexMeta,
+    /// Seconds spent reading the KG directory, apart from the build itself.
     pub read_seconds: f64,
+    /// The index directory written.
     pub out: PathBuf,
 }
 
 impl BuildSummary {
+    /// One line: the counts, the times and the index directory.
     pub fn render(&self) -> String {
         format!(
             "indexed {} people: {} terms, {} postings in {:.1}s (KG read {:.1}s) -> {}\n",
@@ -162,10 +167,13 @@ impl QueryReport {
 pub struct MatchRow {
     /// Character offsets in the text.
     pub start: usize,
+    /// One past the last character of the match.
     pub end: usize,
+    /// The text as written at the match.
     pub text: String,
     /// The normalised term.
     pub term: String,
+    /// The term's TAB category (`PERSON`, `LOC`…).
     #[serde(rename = "type")]
     pub entity_type: String,
     /// How many people have the term.

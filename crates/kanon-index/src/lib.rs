@@ -35,7 +35,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod builder;
+/// [`Error`], the one error of the crate.
 pub mod error;
 pub mod gazetteer;
 pub mod index;

@@ -32,6 +32,7 @@ impl DenseSet {
         DenseSet { words, len }
     }
 
+    /// Whether the person is in the set.
     #[inline]
     pub fn contains(&self, person: u32) -> bool {
         self.words
@@ -39,6 +40,7 @@ impl DenseSet {
             .is_some_and(|w| w >> (person % 64) & 1 == 1)
     }
 
+    /// The people of the set, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &word)| {
             let mut bits = word;
@@ -57,12 +59,16 @@ impl DenseSet {
 /// The people of one term.
 #[derive(Debug, Clone, Copy)]
 pub enum PostingList<'a> {
+    /// A short list: sorted, distinct person ids.
     Sorted(&'a [u32]),
+    /// A long list as a roaring bitmap.
     Bitmap(&'a RoaringBitmap),
+    /// A list of at least 1/16 of everyone, one bit per person.
     Dense(&'a DenseSet),
 }
 
 impl PostingList<'_> {
+    /// How many people have the term.
     pub fn len(&self) -> u64 {
         match self {
             PostingList::Sorted(ids) => ids.len() as u64,
@@ -71,10 +77,12 @@ impl PostingList<'_> {
         }
     }
 
+    /// Whether nobody has the term.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Whether the person has the term.
     #[inline]
     pub fn contains(&self, person: u32) -> bool {
         match self {
@@ -84,6 +92,7 @@ impl PostingList<'_> {
         }
     }
 
+    /// The people as a roaring bitmap (a copy, whatever the form).
     pub fn to_bitmap(&self) -> RoaringBitmap {
         match self {
             PostingList::Sorted(ids) => {
@@ -96,6 +105,7 @@ impl PostingList<'_> {
         }
     }
 
+    /// The people, in increasing order.
     pub fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
         match self {
             PostingList::Sorted(ids) => Box::new(ids.iter().copied()),
@@ -181,6 +191,7 @@ impl PostingStore {
         self.entries.push(entry);
     }
 
+    /// Posting lists held: one per term id.
     pub fn num_terms(&self) -> usize {
         self.entries.len()
     }
@@ -190,6 +201,7 @@ impl PostingStore {
         self.total_postings
     }
 
+    /// The posting list of a term id; `None` past the last one.
     pub fn get(&self, term: u32) -> Option<PostingList<'_>> {
         Some(match *self.entries.get(term as usize)? {
             Entry::Sorted(offset, len) => {
