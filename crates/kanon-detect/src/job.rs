@@ -150,12 +150,17 @@ pub struct MethodSummary {
 }
 
 impl MethodSummary {
-    /// One line for a person: counts, share masked, speed, the output.
+    /// What a person reads: the headline, on a line of its own.
     pub fn render(&self) -> String {
+        format!("{}\n", self.headline())
+    }
+
+    /// One line: counts, share masked, speed, the output.
+    pub fn headline(&self) -> String {
         let share = self.masked_words as f64 / self.words.max(1) as f64;
         let fresh = self.documents - self.resumed;
         format!(
-            "{}: {} documents ({} kept from an interrupted run), {} spans, {} of {} words masked ({:.1} %), {:.1} s ({:.2} documents/s) → {}\n",
+            "{}: {} documents ({} kept from an interrupted run), {} spans, {} of {} words masked ({:.1} %), {:.1} s ({:.2} documents/s) → {}",
             self.method,
             self.documents,
             self.resumed,

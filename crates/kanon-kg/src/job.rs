@@ -122,6 +122,13 @@ impl ImportSummary {
                 out += &format!("  derived per person: {}\n", per_person.join(", "));
             }
         }
+        out += &self.headline();
+        out.push('\n');
+        out
+    }
+
+    /// The merged KG in one line: its people (how they were merged), facts and documents.
+    pub fn headline(&self) -> String {
         let kept_apart = if self.merge.kept_apart > 0 {
             format!(
                 "; {} of the same name and birth year kept apart",
@@ -130,16 +137,15 @@ impl ImportSummary {
         } else {
             String::new()
         };
-        out += &format!(
-            "merged: {} people ({} by identifier, {} by name and birth year{kept_apart}), {} facts, {} docs -> {}\n",
+        format!(
+            "merged: {} people ({} by identifier, {} by name and birth year{kept_apart}), {} facts, {} docs -> {}",
             self.meta.people,
             self.merge.by_identifier,
             self.merge.by_name_and_birth_year,
             self.meta.facts,
             self.meta.docs,
             self.out.display()
-        );
-        out
+        )
     }
 }
 
@@ -219,10 +225,15 @@ pub struct SynthSummary {
 }
 
 impl SynthSummary {
-    /// One line: the counts, the seed and the KG directory.
+    /// What a person reads: the headline, on a line of its own.
     pub fn render(&self) -> String {
+        format!("{}\n", self.headline())
+    }
+
+    /// One line: the counts, the seed and the KG directory.
+    pub fn headline(&self) -> String {
         format!(
-            "synthesized {} people, {} facts, {} biographies (seed {}) -> {}\n",
+            "synthesized {} people, {} facts, {} biographies (seed {}) -> {}",
             self.people,
             self.facts,
             self.biographies,

@@ -174,7 +174,7 @@ impl DetectStage {
         };
         let summary = kanon_detect::job::run(&job, run.progress).map_err(Error::Detect)?;
         let figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds, "masked_words": summary.masked_words, "words": summary.words});
-        Ok(StageSummary::new(one_line(&summary.render()), &figures))
+        Ok(StageSummary::new(summary.headline(), &figures))
     }
 
     fn run_tagger(&self, run: &mut StageRun<'_>) -> Result<StageSummary> {

@@ -8,7 +8,7 @@ use kanon_kg::{ImportJob, Source, SynthJob};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, one_line, resolve};
+use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, resolve};
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::stage::{Stage, StageHasher};
@@ -105,10 +105,7 @@ impl PipelineStage for KgStage {
                     skip_invalid: *skip_invalid,
                 };
                 let summary = kanon_kg::job::import(&job, run.progress).map_err(Error::Kg)?;
-                // The last line is the merged KG's; those before are the sources'.
-                let rendered = summary.render();
-                let merged = rendered.lines().next_back().unwrap_or_default().to_owned();
-                Ok(StageSummary::new(merged, &summary.meta))
+                Ok(StageSummary::new(summary.headline(), &summary.meta))
             }
             KgStage::Synth { config } => {
                 let job = SynthJob {
@@ -118,7 +115,7 @@ impl PipelineStage for KgStage {
                 };
                 let summary = kanon_kg::job::synth(&job).map_err(Error::Kg)?;
                 let figures = json!({"people": summary.people, "facts": summary.facts, "biographies": summary.biographies});
-                Ok(StageSummary::new(one_line(&summary.render()), &figures))
+                Ok(StageSummary::new(summary.headline(), &figures))
             }
         }
     }
