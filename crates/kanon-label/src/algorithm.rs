@@ -37,9 +37,14 @@ kanon_core::named_choices!(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LabelerConfig {
+    /// The k of k-anonymity: every combination of unmasked terms that anyone shares must be shared by
+    /// at least k people (at least 1).
     pub k: u64,
+    /// The largest combination of terms checked (at least 1; 1 checks single terms only).
     pub max_arity: usize,
+    /// Which term of an offending combination is masked.
     pub strategy: MaskStrategy,
+    /// The run's seed: with the document id, it seeds the `random` strategy's choices.
     pub seed: u64,
     /// Names, places and organisations match only where the text writes them capitalised
     /// (first word, particles like "van" aside, and last word), so that people surnamed Little do not
@@ -69,15 +74,25 @@ impl Default for LabelerConfig {
 #[serde(tag = "reason", rename_all = "lowercase")]
 pub enum MaskReason {
     /// Fewer than k people have the term.
-    Rare { people: u64 },
+    Rare {
+        /// How many people have the term (fewer than k).
+        people: u64,
+    },
     /// The combination (which includes the term) is shared by at least one and fewer than k people.
-    Combination { terms: Vec<usize>, people: u64 },
+    Combination {
+        /// The offending combination: positions in the document's term list, ascending.
+        terms: Vec<usize>,
+        /// How many people share it (at least 1, fewer than k).
+        people: u64,
+    },
 }
 
 /// One masking decision, in the order they were taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mask {
+    /// The masked term: its position in the document's term list.
     pub term: usize,
+    /// Why it was masked.
     #[serde(flatten)]
     pub reason: MaskReason,
 }
@@ -208,6 +223,7 @@ impl Search<'_> {
 /// What the labeler decided for one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decisions {
+    /// The masks, in the order they were decided; a term is masked at most once.
     pub masks: Vec<Mask>,
     /// Intersections computed (a measure of work).
     pub intersections: u64,

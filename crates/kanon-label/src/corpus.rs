@@ -21,6 +21,7 @@ use crate::document::{LabeledDocument, RiskReport, label_document, split_of};
 use crate::error::{Error, Result};
 
 pub use kanon_core::corpus::CORPUS_FORMAT_VERSION;
+/// The splits of a corpus, each written as `{split}.jsonl`.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
 const SHARDS_DIR: &str = ".shards";
 
@@ -28,6 +29,7 @@ const SHARDS_DIR: &str = ".shards";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CorpusFormat {
+    /// Only the JSONL splits.
     #[default]
     Jsonl,
     /// Also `{split}.conll`: one token and its BIO tag (B-MASK / I-MASK / O) a line.
@@ -43,8 +45,11 @@ kanon_core::named_choices!(
 /// A document that was not labeled, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
+    /// The document's id.
     pub id: String,
+    /// The document's 1-based line in the documents file.
     pub line: u64,
+    /// Why it was not labeled (no `person`, or a person the index does not hold).
     pub reason: String,
 }
 
@@ -59,8 +64,10 @@ pub struct LabelJob {
     pub docs: PathBuf,
     /// The corpus directory to write.
     pub out: PathBuf,
+    /// The labeler's knobs (k, max arity, strategy, seed…).
     #[serde(default)]
     pub config: LabelerConfig,
+    /// Formats written besides the JSONL splits.
     #[serde(default)]
     pub format: CorpusFormat,
     /// Documents per shard (the unit of resumption).
@@ -100,9 +107,11 @@ impl LabelJob {
 /// What a labeling run made, and how long it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelSummary {
+    /// The corpus's `manifest.json`, statistics included.
     pub manifest: Manifest,
     /// The corpus directory.
     pub out: PathBuf,
+    /// Wall-clock seconds of the run.
     pub seconds: f64,
 }
 
@@ -143,35 +152,58 @@ impl LabelSummary {
 /// Summary figures of a corpus (in `manifest.json`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CorpusStats {
+    /// Documents read: labeled and skipped.
     pub documents: usize,
+    /// Documents labeled (in some split).
     pub labeled: usize,
+    /// Documents skipped (listed in `skipped.jsonl`).
     pub skipped: usize,
+    /// Labeled documents per split.
     pub per_split: BTreeMap<String, usize>,
+    /// Labeled spans over all documents, after merging overlaps.
     pub spans: usize,
+    /// Distinct KG terms masked, summed over documents.
     pub masked_terms: usize,
+    /// Distinct KG terms found, summed over documents.
     pub terms_found: usize,
+    /// Word tokens of all labeled documents.
     pub tokens: usize,
+    /// Word tokens inside labeled spans.
     pub masked_tokens: usize,
+    /// `terms_found` per labeled document.
     pub terms_per_document: f64,
+    /// `masked_terms` per labeled document.
     pub masks_per_document: f64,
+    /// `masked_tokens / tokens`, in [0, 1].
     pub masked_token_share: f64,
     /// How many masks each arity forced (1 = the term alone was rarer than k).
     pub masks_by_arity: BTreeMap<usize, usize>,
+    /// Labeled documents in which no KG term was found.
     pub documents_without_terms: usize,
 }
 
 /// `manifest.json`: how a corpus was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// [`CORPUS_FORMAT_VERSION`] when written; readers refuse another.
     pub corpus_format_version: u32,
+    /// The kanon that wrote the corpus (`kanon 0.1.0`).
     pub created_by: String,
+    /// The index directory the documents were labeled against, as given.
     pub index: String,
+    /// That index's format version.
     pub index_format_version: u32,
+    /// People in that index.
     pub index_people: u64,
+    /// Terms in that index.
     pub index_terms: u64,
+    /// The documents file labeled, as given.
     pub docs: String,
+    /// The labeler's knobs.
     pub config: LabelerConfig,
+    /// Formats written besides the JSONL splits.
     pub format: CorpusFormat,
+    /// Counts and shares over the corpus.
     pub stats: CorpusStats,
 }
 

@@ -6,41 +6,35 @@ use kanon_kg::variants::SURNAME_PARTICLES;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{LabelerConfig, Mask, MaskReason, decide, document_rng};
-
-/// A labeled span: character offsets, the mask label, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LabeledSpan {
-    pub start: usize,
-    pub end: usize,
-    pub label: String,
-    #[serde(rename = "type")]
-    pub entity_type: EntityType,
-    /// The normalised KG term that matched.
-    pub term: String,
-    /// How many people of the KG have the term.
-    pub postings: u64,
-    /// `rare` (fewer than k people have the term) or `combination` (it completes a combination of
-    /// terms shared by fewer than k people).
-    pub reason: String,
-}
+pub use crate::span::LabeledSpan;
+use crate::span::merge_overlapping;
 
 /// A line of `train/dev/test.jsonl`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LabeledDocument {
+    /// The document's id, as in the input.
     pub id: String,
+    /// The KG id of the person the document is about.
     pub person: String,
+    /// The document's text, unchanged.
     pub text: String,
+    /// The split the document belongs to (`train`, `dev` or `test`).
     pub split: String,
+    /// The spans to mask, sorted by start, not overlapping.
     pub spans: Vec<LabeledSpan>,
 }
 
 /// A KG term of a document as the risk report shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportTerm {
+    /// The normalised term.
     pub term: String,
+    /// The term's TAB category.
     #[serde(rename = "type")]
     pub entity_type: EntityType,
+    /// How many people of the KG have the term.
     pub postings: u64,
+    /// How many times the gazetteer found the term in the text.
     pub occurrences: usize,
     /// Whether the person the document is about has this term in the KG.
     pub of_person: bool,
@@ -49,37 +43,50 @@ pub struct ReportTerm {
 /// A masked term and the combination that forced it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportMask {
+    /// The normalised term masked.
     pub term: String,
+    /// `rare` or `combination`.
     pub reason: String,
     /// The terms of the offending combination (just the term itself when rare).
     pub combination: Vec<String>,
     /// How many people share the combination (or have the rare term).
     pub people: u64,
+    /// Terms in the offending combination (1 when rare).
     pub arity: usize,
 }
 
 /// A line of `report.jsonl`: the risk report of one document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RiskReport {
+    /// The document's id.
     pub id: String,
+    /// The KG id of the person the document is about.
     pub person: String,
+    /// The k the document was labeled for.
     pub k: u64,
+    /// The largest combination checked.
     pub max_arity: usize,
+    /// The masking strategy (`greedy` or `random`).
     pub strategy: String,
     /// The smallest number of people sharing any combination (up to `max_arity`) of the terms left
     /// unmasked that anyone shares; `None` when no term is left (the document names no KG fact).
     pub k_reached: Option<u64>,
+    /// The document's distinct KG terms, in order of first occurrence.
     pub terms: Vec<ReportTerm>,
+    /// The masks, in the order they were decided.
     pub masked: Vec<ReportMask>,
     /// Word tokens in the text and inside masked spans.
     pub tokens: usize,
+    /// Word tokens inside masked spans.
     pub masked_tokens: usize,
 }
 
 /// The outcome of labeling one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Labeled {
+    /// The line of the corpus split.
     pub document: LabeledDocument,
+    /// The line of `report.jsonl`.
     pub report: RiskReport,
 }
 
@@ -154,26 +161,6 @@ pub fn document_matches(index: &Index, text: &str, config: &LabelerConfig) -> Ve
         }
     }
     matches
-}
-
-/// Joins overlapping spans (sorted by start) into one, which keeps the term, type and reason of its
-/// longest member: "University of Oslo" and the "Oslo" inside it become one span.
-pub(crate) fn merge_overlapping(spans: Vec<LabeledSpan>) -> Vec<LabeledSpan> {
-    let mut merged: Vec<LabeledSpan> = Vec::with_capacity(spans.len());
-    for span in spans {
-        match merged.last_mut() {
-            Some(last) if span.start < last.end => {
-                let (start, end) = (last.start, last.end.max(span.end));
-                if span.end - span.start > last.end - last.start {
-                    *last = span;
-                }
-                last.start = start;
-                last.end = end;
-            }
-            _ => merged.push(span),
-        }
-    }
-    merged
 }
 
 /// Labels one document whose person is `person` (a dense index id).

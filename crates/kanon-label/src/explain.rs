@@ -17,6 +17,7 @@ fn people(n: u64) -> String {
     plural(n, "person", "people")
 }
 
+/// The risk report in plain English: the terms found, what was masked and why, and the k reached.
 pub fn explain(report: &RiskReport) -> String {
     let mut out = String::new();
     let strategy = match report.strategy.as_str() {

@@ -18,13 +18,17 @@
 //! assert_eq!(decisions.masks[1].term, 1);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod algorithm;
 pub mod corpus;
 pub mod document;
+/// [`Error`], the one error of the crate.
 pub mod error;
 pub mod explain;
 pub mod phrase;
 pub mod reference;
+pub mod span;
 
 pub use algorithm::{
     Decisions, LabelerConfig, Mask, MaskReason, MaskStrategy, decide, document_rng,

@@ -7,7 +7,7 @@ use kanon_core::EntityType;
 use kanon_core::text::{Token, for_each_token};
 use kanon_kg::date::{day_of_month, month_number};
 
-use crate::document::LabeledSpan;
+use crate::span::{LabeledSpan, merge_overlapping};
 
 /// Words that head an organisation or place name after the place ("Oslo University").
 const ORGANISATION_HEADS: &[&str] = &[
@@ -180,7 +180,7 @@ pub fn widen(text: &str, spans: Vec<LabeledSpan>) -> Vec<LabeledSpan> {
             }
         })
         .collect();
-    crate::document::merge_overlapping(widened)
+    merge_overlapping(widened)
 }
 
 /// A date around a year, month or day: "23 February 1955", "February 23, 1955", "March 1990".

@@ -10,7 +10,9 @@ use crate::algorithm::{Decisions, LabelerConfig, Mask, MaskReason, choose};
 
 /// Exact intersection sizes over the terms of one document (by position in its term list).
 pub trait Intersections {
+    /// How many people have the term at position `term`.
     fn people(&self, term: usize) -> u64;
+    /// How many people have every term at the positions `terms`.
     fn intersection(&self, terms: &[usize]) -> u64;
 }
 
@@ -39,6 +41,7 @@ fn combinations(items: &[usize], arity: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Decides as [`crate::decide`] does, the plain way: the same masks, more intersections.
 pub fn decide(
     source: &dyn Intersections,
     num_terms: usize,
@@ -89,7 +92,9 @@ pub fn decide(
 /// Exact intersections through an index's posting store.
 #[derive(Debug)]
 pub struct StoreIntersections<'a> {
+    /// The index's posting lists.
     pub store: &'a kanon_index::PostingStore,
+    /// The document's term ids: position `i` of the trait's methods is `terms[i]`.
     pub terms: &'a [u32],
 }
 
