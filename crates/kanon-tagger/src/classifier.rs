@@ -11,7 +11,6 @@
 //! ending where an uninterrupted run ends.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use burn::module::Module;
 use burn::optim::{GradientsParams, ModuleOptimizer};
@@ -30,11 +29,8 @@ use crate::data::{TaggerTokenizer, windows};
 use crate::dataset::{Example, to_batch};
 use crate::encoder::mean_pooled;
 use crate::error::{Error, Result};
+use crate::fit::{RunState, Settings, Task, TrainOptions, fit, resume_error, step_seed};
 use crate::model::{BertConfig, BertTagger};
-use crate::optim::FusedAdamW;
-use crate::train::{
-    TrainOptions, has_state, load_saved_state, resume_dir, resume_error, save_state, step_seed,
-};
 use crate::weights::{load_checkpoint, load_pretrained, weights_error};
 
 pub const CLASSES_FILE: &str = "classes.json";
@@ -186,21 +182,6 @@ pub struct ClassifierReport {
     pub resumed_at_step: Option<usize>,
     /// Stopped by [`TrainOptions::should_stop`]; the state is saved for a resumed run.
     pub interrupted: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ClassifierState {
-    format_version: u32,
-    config: ClassifierConfig,
-    classes: Vec<String>,
-    step: usize,
-    epoch: usize,
-    batches_done: usize,
-    tokens: usize,
-    seconds: f64,
-    first_loss: Option<f32>,
-    last_loss: Option<f32>,
 }
 
 /// Mean of per-piece logits over each window's real pieces.
@@ -408,37 +389,182 @@ fn spread<T: Clone>(all: &[T], max: usize) -> Vec<T> {
     (0..max).map(|i| all[i * all.len() / max].clone()).collect()
 }
 
-/// Fine-tunes a pretrained BERT to tell `classes` apart from `texts` (each of a class by index)
-/// and writes the classifier to `job.out`. Resumes from the state an interrupted run left when
-/// `options.resume` says so.
-pub fn train(
-    job: &ClassifierTrainJob,
-    classes: &[String],
+/// The words of a window, as ranges of its positions.
+type Words = Vec<std::ops::Range<usize>>;
+
+/// What the classifier keeps in its run's state besides the loop's position: the classes it
+/// learns, which a resumed run must have too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Classes {
+    classes: Vec<String>,
+}
+
+/// The classifier's part of the training loop: windows of labeled texts in shuffled batches of a
+/// fixed size, word pieces (or whole words) masked at random, the cross-entropy of the windows'
+/// pooled logits, and the classifier written when the run ends.
+struct ClassifierTraining<'a> {
+    config: &'a ClassifierConfig,
+    classes: &'a [String],
+    examples: Vec<Example>,
+    /// The words of each example, as ranges of its positions (`[CLS]` is position 0).
+    words_of: Vec<Words>,
+    /// The id of `[MASK]`.
+    mask: u32,
+    tokenizer: TaggerTokenizer,
+    /// The pretrained model's tokenizer file, copied into the checkpoint.
+    tokenizer_json: PathBuf,
+    bert_config: BertConfig,
+    /// Where the imprinting and the saved classifier run: the training device without autodiff.
+    device: Device,
+    out: &'a Path,
+}
+
+impl ClassifierTraining<'_> {
+    /// Example `i` with pieces replaced by `[MASK]`, drawn from `rng`.
+    fn masked(&self, i: usize, rng: &mut ChaCha8Rng) -> Example {
+        let mut example = self.examples[i].clone();
+        let n = example.ids.len();
+        if self.config.word_masks {
+            let words = &self.words_of[i];
+            let masked = rng.random_range(0..=words.len());
+            for w in rand::seq::index::sample(rng, words.len(), masked) {
+                example.ids[words[w].clone()].fill(self.mask);
+            }
+        } else {
+            for id in &mut example.ids[1..n - 1] {
+                if rng.random_bool(self.config.mask_probability) {
+                    *id = self.mask;
+                }
+            }
+        }
+        example
+    }
+}
+
+/// A batch of masked windows: piece ids, padding, and each window's class.
+struct WindowBatch {
+    input_ids: Tensor<2, Int>,
+    padding: Tensor<2, Bool>,
+    targets: Tensor<1, Int>,
+}
+
+impl Task for ClassifierTraining<'_> {
+    type Config = ClassifierConfig;
+    type Extra = Classes;
+    type Batch = WindowBatch;
+
+    fn batches(&self, epoch: usize) -> Vec<Vec<usize>> {
+        let mut order: Vec<usize> = (0..self.examples.len()).collect();
+        order.shuffle(&mut ChaCha8Rng::seed_from_u64(
+            self.config.seed.wrapping_add(epoch as u64),
+        ));
+        order
+            .chunks(self.config.batch_size)
+            .map(<[usize]>::to_vec)
+            .collect()
+    }
+
+    fn batch(&self, indices: &[usize], step: usize, device: &Device) -> (WindowBatch, usize) {
+        // Masks drawn from the step alone, so a resumed run masks as an uninterrupted one.
+        let mut rng = ChaCha8Rng::seed_from_u64(step_seed(self.config.seed, step));
+        let masked: Vec<Example> = indices.iter().map(|&i| self.masked(i, &mut rng)).collect();
+        let refs: Vec<&Example> = masked.iter().collect();
+        let batch = to_batch(&refs, self.tokenizer.pad(), device);
+        let targets: Vec<i64> = masked.iter().map(|e| i64::from(e.labels[0])).collect();
+        let targets = Tensor::<1, Int>::from_data(TensorData::new(targets, [masked.len()]), device);
+        let windows = WindowBatch {
+            input_ids: batch.input_ids,
+            padding: batch.padding,
+            targets,
+        };
+        (windows, batch.tokens)
+    }
+
+    fn step(
+        &self,
+        model: BertTagger,
+        optimizer: &mut ModuleOptimizer,
+        learning_rate: f64,
+        batch: WindowBatch,
+    ) -> (BertTagger, f32) {
+        classifier_step(
+            model,
+            optimizer,
+            learning_rate,
+            batch.input_ids,
+            batch.padding,
+            batch.targets,
+        )
+    }
+
+    fn start_afresh(
+        &self,
+        model: BertTagger,
+        _resume_asked: bool,
+        progress: &dyn Progress,
+    ) -> Result<(BertTagger, Classes)> {
+        let model = if self.config.imprint_head {
+            progress.stage("imprint head", self.examples.len() as u64);
+            imprint_head(
+                model,
+                &self.examples,
+                self.classes.len(),
+                self.tokenizer.pad(),
+                &self.device,
+                progress,
+            )?
+        } else {
+            model
+        };
+        let classes = Classes {
+            classes: self.classes.to_vec(),
+        };
+        Ok((model, classes))
+    }
+
+    fn check_resumed(&self, dir: &Path, state: &RunState<ClassifierConfig, Classes>) -> Result<()> {
+        if &state.config != self.config || state.extra.classes != self.classes {
+            return Err(resume_error(
+                dir,
+                "the interrupted run had another config or other classes; delete the directory \
+                 to start afresh",
+            ));
+        }
+        Ok(())
+    }
+
+    fn end_epoch(&self, _model: &BertTagger, _classes: &mut Classes) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn finish(self, model: BertTagger) -> Result<()> {
+        let classifier = TextClassifier::new(
+            model.valid(),
+            self.bert_config,
+            self.tokenizer,
+            ClassesFile {
+                format_version: CLASSES_FORMAT_VERSION,
+                names: self.classes.to_vec(),
+                max_len: self.config.max_len,
+            },
+            &self.device,
+        );
+        kanon_core::io::atomic_dir::<Error, _>(self.out, |dir| {
+            classifier.save(dir, &self.tokenizer_json)?;
+            Ok(self.config.save(&dir.join(TRAIN_CONFIG_FILE))?)
+        })
+    }
+}
+
+/// The training windows of `texts` (at most `max_windows` of each, spread over it), each with
+/// its words as ranges of its positions.
+fn training_windows(
+    tokenizer: &TaggerTokenizer,
     texts: &[LabeledText],
-    options: &TrainOptions<'_>,
-    progress: &dyn Progress,
-) -> Result<ClassifierReport> {
-    let config = &job.config;
-    config.validate()?;
-    if classes.is_empty() {
-        return Err(Error::Setting("no classes to learn".into()));
-    }
-    if let Some(text) = texts.iter().find(|t| t.class >= classes.len()) {
-        return Err(Error::Setting(format!(
-            "a text of class {} but only {} classes",
-            text.class,
-            classes.len()
-        )));
-    }
-    let pretrained = kanon_models::resolve_pretrained(&job.pretrained)?;
-    let tokenizer_json = pretrained.join(TOKENIZER_FILE);
-    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json)?;
-    let mask = tokenizer
-        .token_id("[MASK]")
-        .ok_or_else(|| Error::MissingSpecialToken("[MASK]".into()))?;
+    config: &ClassifierConfig,
+) -> Result<(Vec<Example>, Vec<Words>)> {
     let mut examples = Vec::new();
-    // The words of each example, as ranges of its positions (`[CLS]` is position 0).
-    let mut words_of: Vec<Vec<std::ops::Range<usize>>> = Vec::new();
+    let mut words_of: Vec<Words> = Vec::new();
     for text in texts {
         let pieces = tokenizer.tokenize(&text.text)?;
         if pieces.is_empty() {
@@ -450,12 +576,54 @@ pub fn train(
         ) {
             words_of.push(piece_words(&pieces.offsets[range.clone()], 1));
             examples.push(window_example(
-                &tokenizer,
+                tokenizer,
                 &pieces.ids[range],
                 text.class as u32,
             ));
         }
     }
+    Ok((examples, words_of))
+}
+
+/// Checks the config, and that there are classes and every text's class is one of them.
+fn check_inputs(
+    config: &ClassifierConfig,
+    classes: &[String],
+    texts: &[LabeledText],
+) -> Result<()> {
+    config.validate()?;
+    if classes.is_empty() {
+        return Err(Error::Setting("no classes to learn".into()));
+    }
+    if let Some(text) = texts.iter().find(|t| t.class >= classes.len()) {
+        return Err(Error::Setting(format!(
+            "a text of class {} but only {} classes",
+            text.class,
+            classes.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Fine-tunes a pretrained BERT to tell `classes` apart from `texts` (each of a class by index)
+/// and writes the classifier to `job.out`. Resumes from the state an interrupted run left when
+/// `options.resume` says so.
+pub fn train(
+    job: &ClassifierTrainJob,
+    classes: &[String],
+    texts: &[LabeledText],
+    options: &TrainOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<ClassifierReport> {
+    let config = &job.config;
+    check_inputs(config, classes, texts)?;
+    let pretrained = kanon_models::resolve_pretrained(&job.pretrained)?;
+    let tokenizer_json = pretrained.join(TOKENIZER_FILE);
+    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json)?;
+    let mask = tokenizer
+        .token_id("[MASK]")
+        .ok_or_else(|| Error::MissingSpecialToken("[MASK]".into()))?;
+    let (examples, words_of) = training_windows(&tokenizer, texts, config)?;
     if examples.is_empty() {
         return Err(Error::Setting("no text to learn from".into()));
     }
@@ -463,177 +631,44 @@ pub fn train(
     let device = options.device.clone().autodiff();
     crate::device::seed(&device, config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, classes.len(), &device)?;
-    let optimizer = FusedAdamW::new(config.weight_decay).init();
-    let state_dir = resume_dir(&job.out);
-    let (mut state, mut model, mut optimizer) = if has_state(&state_dir) {
-        if !options.resume {
-            return Err(resume_error(
-                &state_dir,
-                "an interrupted run left its state here: resume it, or delete the directory to \
-                 start afresh",
-            ));
-        }
-        let (state, model, optimizer): (ClassifierState, _, _) =
-            load_saved_state(&state_dir, CLASSIFIER_STATE_VERSION, model, optimizer)?;
-        if &state.config != config || state.classes != classes {
-            return Err(resume_error(
-                &state_dir,
-                "the interrupted run had another config or other classes; delete the directory \
-                 to start afresh",
-            ));
-        }
-        progress.message(&format!("resuming at step {}", state.step));
-        (state, model, optimizer)
-    } else {
-        let model = if config.imprint_head {
-            progress.stage("imprint head", examples.len() as u64);
-            imprint_head(
-                model,
-                &examples,
-                classes.len(),
-                tokenizer.pad(),
-                &options.device,
-                progress,
-            )?
-        } else {
-            model
-        };
-        (
-            ClassifierState {
-                format_version: CLASSIFIER_STATE_VERSION,
-                config: config.clone(),
-                classes: classes.to_vec(),
-                step: 0,
-                epoch: 0,
-                batches_done: 0,
-                tokens: 0,
-                seconds: 0.0,
-                first_loss: None,
-                last_loss: None,
-            },
-            model,
-            optimizer,
-        )
+    let windows = examples.len();
+    let training = ClassifierTraining {
+        config,
+        classes,
+        examples,
+        words_of,
+        mask,
+        tokenizer,
+        tokenizer_json,
+        bert_config,
+        device: options.device.clone(),
+        out: &job.out,
     };
-
-    let batches_per_epoch = examples.len().div_ceil(config.batch_size);
-    let total_steps = (batches_per_epoch * config.epochs).max(1);
-    let warmup = ((total_steps as f64) * config.warmup_ratio).ceil() as usize;
-    let schedule = |step: usize| {
-        if step < warmup {
-            config.learning_rate * (step as f64 + 1.0) / warmup as f64
-        } else {
-            config.learning_rate
-                * ((total_steps - step) as f64 / (total_steps - warmup).max(1) as f64).max(0.0)
-        }
+    let settings = Settings {
+        config: config.clone(),
+        state_version: CLASSIFIER_STATE_VERSION,
+        learning_rate: config.learning_rate,
+        warmup_ratio: config.warmup_ratio,
+        weight_decay: config.weight_decay,
+        epochs: config.epochs,
+        max_steps: None,
+        seed: config.seed,
+        checkpoint_every: config.checkpoint_every,
+        stage: "train attacker",
+        resume_hint: "resume it",
+        out: job.out.clone(),
     };
-    let started = Instant::now();
-    let (seconds_before, tokens_before, resumed_at) = (state.seconds, state.tokens, state.step);
-    progress.stage("train attacker", total_steps as u64);
-    progress.advance(state.step as u64);
-    let mut interrupted = false;
-    'epochs: while state.epoch < config.epochs {
-        let mut order: Vec<usize> = (0..examples.len()).collect();
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(
-            config.seed.wrapping_add(state.epoch as u64),
-        ));
-        for chunk in order.chunks(config.batch_size).skip(state.batches_done) {
-            // Masks drawn from the step alone, so a resumed run masks as an uninterrupted one.
-            let mut rng = ChaCha8Rng::seed_from_u64(step_seed(config.seed, state.step));
-            let masked: Vec<Example> = chunk
-                .iter()
-                .map(|&i| {
-                    let mut example = examples[i].clone();
-                    let n = example.ids.len();
-                    if config.word_masks {
-                        let words = &words_of[i];
-                        let masked = rng.random_range(0..=words.len());
-                        for w in rand::seq::index::sample(&mut rng, words.len(), masked) {
-                            example.ids[words[w].clone()].fill(mask);
-                        }
-                    } else {
-                        for id in &mut example.ids[1..n - 1] {
-                            if rng.random_bool(config.mask_probability) {
-                                *id = mask;
-                            }
-                        }
-                    }
-                    example
-                })
-                .collect();
-            let refs: Vec<&Example> = masked.iter().collect();
-            let batch = to_batch(&refs, tokenizer.pad(), &device);
-            let targets: Vec<i64> = masked.iter().map(|e| i64::from(e.labels[0])).collect();
-            let targets =
-                Tensor::<1, Int>::from_data(TensorData::new(targets, [masked.len()]), &device);
-            state.tokens += batch.tokens;
-            device.seed(step_seed(config.seed, state.step));
-            let (next, loss) = classifier_step(
-                model,
-                &mut optimizer,
-                schedule(state.step),
-                batch.input_ids,
-                batch.padding,
-                targets,
-            );
-            model = next;
-            state.first_loss.get_or_insert(loss);
-            state.last_loss = Some(loss);
-            state.step += 1;
-            state.batches_done += 1;
-            progress.advance(1);
-            progress.message(&format!(
-                "loss {loss:.3}, {:.0} tokens/s",
-                (state.tokens - tokens_before) as f64 / started.elapsed().as_secs_f64().max(1e-9)
-            ));
-            let stop = options.should_stop.is_some_and(|stop| stop(state.step));
-            let due = config.checkpoint_every > 0 && state.step % config.checkpoint_every == 0;
-            if stop || due {
-                state.seconds = seconds_before + started.elapsed().as_secs_f64();
-                save_state(&state_dir, &state, &model, &optimizer)?;
-            }
-            if stop {
-                interrupted = true;
-                break 'epochs;
-            }
-        }
-        state.epoch += 1;
-        state.batches_done = 0;
-        if state.epoch < config.epochs {
-            state.seconds = seconds_before + started.elapsed().as_secs_f64();
-            save_state(&state_dir, &state, &model, &optimizer)?;
-        }
-    }
-    if !interrupted {
-        let classifier = TextClassifier::new(
-            model.valid(),
-            bert_config,
-            tokenizer,
-            ClassesFile {
-                format_version: CLASSES_FORMAT_VERSION,
-                names: classes.to_vec(),
-                max_len: config.max_len,
-            },
-            &options.device,
-        );
-        kanon_core::io::atomic_dir::<Error, _>(&job.out, |dir| {
-            classifier.save(dir, &tokenizer_json)?;
-            Ok(config.save(&dir.join(TRAIN_CONFIG_FILE))?)
-        })?;
-        if state_dir.exists() {
-            std::fs::remove_dir_all(&state_dir).with_path(&state_dir)?;
-        }
-    }
+    let finished = fit(training, model, &device, &settings, options, progress)?;
+    let state = &finished.state;
     Ok(ClassifierReport {
         steps: state.step,
-        windows: examples.len(),
+        windows,
         first_loss: state.first_loss.unwrap_or(f32::NAN),
         last_loss: state.last_loss.unwrap_or(f32::NAN),
-        tokens_per_second: (state.tokens - tokens_before) as f64
-            / started.elapsed().as_secs_f64().max(1e-9),
-        seconds: seconds_before + started.elapsed().as_secs_f64(),
-        resumed_at_step: (resumed_at > 0).then_some(resumed_at),
-        interrupted,
+        tokens_per_second: finished.tokens_per_second,
+        seconds: finished.seconds,
+        resumed_at_step: (finished.resumed_at > 0).then_some(finished.resumed_at),
+        interrupted: finished.interrupted,
     })
 }
 

@@ -42,6 +42,7 @@ pub mod detect;
 pub mod device;
 pub mod encoder;
 pub mod error;
+mod fit;
 pub mod inference;
 pub mod kernels;
 pub mod labels;

@@ -5,26 +5,25 @@
 //! [`run`] does a [`TrainJob`]; [`masked_cross_entropy`] and [`train_step`] are its pieces.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use burn::module::Module;
-use burn::optim::{GradientsParams, ModuleOptimizer, OptimizerRecord};
-use burn::store::{BurnpackStore, ModuleSnapshot};
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use kanon_core::Progress;
 use kanon_core::config::ConfigFile;
 use kanon_core::corpus::CorpusDocument;
-use kanon_core::{PathContext, Progress};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{LabelsFile, TRAIN_CONFIG_FILE};
 use crate::data::TaggerTokenizer;
 use crate::dataset::{Batch, Example, Windowing, batches_by_budget, examples, to_batch};
 use crate::error::{Error, Result};
+use crate::fit::{RunState, STATE_FILE, Settings, Task, fit, resume_error};
+pub use crate::fit::{TrainOptions, resume_dir};
 use crate::inference::{Decision, Tagger};
 use crate::labels::LabelScheme;
-use crate::model::BertTagger;
-use crate::optim::FusedAdamW;
+use crate::model::{BertConfig, BertTagger};
 use crate::weights::load_pretrained;
 
 /// Cross-entropy over the word pieces that carry a label, each weighted by its label's class weight:
@@ -222,203 +221,178 @@ fn dev_f1(predicted: &[Vec<(usize, usize)>], gold: &[CorpusDocument]) -> f64 {
 
 /// The on-disk format of a run's resumable state (`state.json` in the resume directory).
 pub const RESUME_FORMAT_VERSION: u32 = 1;
-const STATE_FILE: &str = "state.json";
-const STATE_MODEL_FILE: &str = "model.bpk";
-const STATE_OPTIMIZER_FILE: &str = "optimizer.bpk";
 
-/// Where a run keeps its resumable state: beside the checkpoint directory (`OUT.resume`), because
-/// the checkpoint directory itself is replaced whenever the dev F1 improves. Removed when the run
-/// completes.
-pub fn resume_dir(out: &Path) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_else(|| "checkpoint".into());
-    name.push(".resume");
-    out.with_file_name(name)
-}
-
-/// How a run starts, where it runs and when it stops early.
-pub struct TrainOptions<'a> {
-    /// Where the model trains (see [`crate::device`]); the CPU by default. The resume files are
-    /// the same on every device, so a run interrupted on one resumes on another.
-    ///
-    /// burn reads a resumed run's optimiser state onto its *default* device before moving it to
-    /// the parameters' device; in a GPU build that default is the GPU, so a program that resumes
-    /// on the CPU of a machine without one sets `BURN_DEVICE=flex` (the `kanon` binary does).
-    pub device: Device,
-    /// Continue from the state an interrupted run left in [`resume_dir`] (starts afresh, saying
-    /// so through the progress, when there is none).
-    pub resume: bool,
-    /// Asked after every step with the number of steps done; `true` saves the state and returns
-    /// (an interrupted run). Lets a Ctrl-C handler stop a run without losing work.
-    pub should_stop: Option<&'a (dyn Fn(usize) -> bool + Sync)>,
-}
-
-impl Default for TrainOptions<'_> {
-    fn default() -> Self {
-        TrainOptions {
-            device: Device::flex(),
-            resume: false,
-            should_stop: None,
-        }
-    }
-}
-
-impl std::fmt::Debug for TrainOptions<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TrainOptions")
-            .field("device", &self.device)
-            .field("resume", &self.resume)
-            .field("should_stop", &self.should_stop.is_some())
-            .finish()
-    }
-}
-
-/// Where a run is: everything but the weights and the optimiser's moments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct RunState {
-    format_version: u32,
-    config: TrainConfig,
-    /// Steps done.
-    step: usize,
-    /// The epoch in progress and how many of its batches are done.
-    epoch: usize,
-    batches_done: usize,
-    tokens: usize,
-    seconds: f64,
-    first_loss: Option<f32>,
-    last_loss: Option<f32>,
+/// What the tagger keeps in its run's state besides the loop's position: the dev F1 of each epoch
+/// done, the best of them, and the epochs since it last improved.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct DevScores {
     dev_f1_by_epoch: Vec<f64>,
     best: Option<f64>,
     stale: usize,
 }
 
-impl RunState {
-    fn fresh(config: &TrainConfig) -> Self {
-        RunState {
-            format_version: RESUME_FORMAT_VERSION,
-            config: config.clone(),
-            step: 0,
-            epoch: 0,
-            batches_done: 0,
-            tokens: 0,
-            seconds: 0.0,
-            first_loss: None,
-            last_loss: None,
-            dev_f1_by_epoch: Vec::new(),
-            best: None,
-            stale: 0,
+/// The tagger's part of the training loop: windows of the corpus's documents batched by token
+/// budget, the class-weighted loss, and a dev evaluation after each epoch that keeps the best
+/// model in the checkpoint directory.
+struct TaggerTraining<'a> {
+    config: &'a TrainConfig,
+    examples: Vec<Example>,
+    tokenizer: TaggerTokenizer,
+    /// The pretrained model's tokenizer file, copied into the checkpoint.
+    tokenizer_json: PathBuf,
+    class_weights: Tensor<1>,
+    dev_docs: Vec<CorpusDocument>,
+    bert_config: BertConfig,
+    /// Where the dev evaluation runs: the training device without autodiff.
+    device: Device,
+    out: &'a Path,
+}
+
+impl Task for TaggerTraining<'_> {
+    type Config = TrainConfig;
+    type Extra = DevScores;
+    type Batch = Batch;
+
+    fn batches(&self, epoch: usize) -> Vec<Vec<usize>> {
+        let config = self.config;
+        batches_by_budget(
+            &self.examples,
+            config.token_budget,
+            config.seed + epoch as u64,
+        )
+    }
+
+    fn batch(&self, indices: &[usize], _step: usize, device: &Device) -> (Batch, usize) {
+        let refs: Vec<&Example> = indices.iter().map(|&i| &self.examples[i]).collect();
+        let batch = to_batch(&refs, self.tokenizer.pad(), device);
+        let tokens = batch.tokens;
+        (batch, tokens)
+    }
+
+    fn step(
+        &self,
+        model: BertTagger,
+        optimizer: &mut ModuleOptimizer,
+        learning_rate: f64,
+        batch: Batch,
+    ) -> (BertTagger, f32) {
+        train_step(model, optimizer, learning_rate, &batch, &self.class_weights)
+    }
+
+    fn start_afresh(
+        &self,
+        model: BertTagger,
+        resume_asked: bool,
+        progress: &dyn Progress,
+    ) -> Result<(BertTagger, DevScores)> {
+        if resume_asked {
+            progress.message("nothing to resume: starting afresh");
+        }
+        Ok((model, DevScores::default()))
+    }
+
+    fn check_resumed(&self, dir: &Path, state: &RunState<TrainConfig, DevScores>) -> Result<()> {
+        if &state.config != self.config {
+            return Err(resume_error(
+                &dir.join(STATE_FILE),
+                "the interrupted run used another training config; resume with the same one (see \
+                 its `config` field) or delete the directory to start afresh",
+            ));
+        }
+        Ok(())
+    }
+
+    fn end_epoch(&self, model: &BertTagger, scores: &mut DevScores) -> Result<bool> {
+        let config = self.config;
+        // The dev F1 is of the spans as deployed: tidied, with the deployment's decision.
+        let decision = config
+            .select_threshold
+            .map_or(Decision::Argmax, |threshold| Decision::MaskProbability {
+                threshold,
+            });
+        let tagger = Tagger::new(
+            model.valid(),
+            self.bert_config.clone(),
+            self.tokenizer.clone(),
+            LabelsFile::new(config.scheme, windowing(config)),
+            &self.device,
+        )
+        .with_decision(decision);
+        let mut predicted = Vec::with_capacity(self.dev_docs.len());
+        for doc in &self.dev_docs {
+            let spans = tagger.predict(&doc.text)?;
+            predicted.push(
+                spans
+                    .into_iter()
+                    .map(|(s, _, _)| (s.start, s.end))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let f1 = dev_f1(&predicted, &self.dev_docs);
+        scores.dev_f1_by_epoch.push(f1);
+        if scores.best.is_none_or(|best| f1 > best) {
+            scores.best = Some(f1);
+            scores.stale = 0;
+            kanon_core::io::atomic_dir::<Error, _>(self.out, |dir| {
+                tagger.save(dir, &self.tokenizer_json)?;
+                Ok(config.save(&dir.join(TRAIN_CONFIG_FILE))?)
+            })?;
+            Ok(false)
+        } else {
+            scores.stale += 1;
+            Ok(config.patience > 0 && scores.stale >= config.patience)
         }
     }
-}
 
-pub(crate) fn resume_error(dir: &Path, message: impl Into<String>) -> Error {
-    Error::Resume {
-        path: dir.to_owned(),
-        message: message.into(),
+    fn finish(self, _model: BertTagger) -> Result<()> {
+        // The best model was saved when its epoch ended.
+        Ok(())
     }
 }
 
-/// Writes a run's state (weights with their parameter ids, optimiser moments, `state` as JSON)
-/// into `dir` atomically.
-pub(crate) fn save_state<S: Serialize>(
-    dir: &Path,
-    state: &S,
-    model: &BertTagger,
-    optimizer: &ModuleOptimizer,
-) -> Result<()> {
-    kanon_core::io::atomic_dir::<Error, _>(dir, |tmp| {
-        let weights = tmp.join(STATE_MODEL_FILE);
-        // Burnpack keeps each parameter's id, which the optimiser's state is keyed by.
-        let mut store = BurnpackStore::from_file(&weights)
-            .auto_extension(false)
-            .overwrite(true);
-        model
-            .save_into(&mut store)
-            .map_err(Error::store(&weights, "write the weights"))?;
-        let moments = tmp.join(STATE_OPTIMIZER_FILE);
-        optimizer
-            .to_record()
-            .save(&moments)
-            .map_err(Error::store(&moments, "write the optimiser state"))?;
-        Ok(kanon_core::config::save(&tmp.join(STATE_FILE), state)?)
-    })
+fn windowing(config: &TrainConfig) -> Windowing {
+    Windowing {
+        max_len: config.max_len,
+        overlap: config.overlap,
+    }
 }
 
-fn load_state(
-    dir: &Path,
+/// The training windows of the corpus's documents, labeled by their spans.
+fn training_examples(
+    tokenizer: &TaggerTokenizer,
+    docs: &[CorpusDocument],
     config: &TrainConfig,
-    model: BertTagger,
-    optimizer: ModuleOptimizer,
-) -> Result<(RunState, BertTagger, ModuleOptimizer)> {
-    let (state, model, optimizer) =
-        load_saved_state::<RunState>(dir, RESUME_FORMAT_VERSION, model, optimizer)?;
-    if &state.config != config {
-        return Err(resume_error(
-            &dir.join(STATE_FILE),
-            "the interrupted run used another training config; resume with the same one (see its \
-             `config` field) or delete the directory to start afresh",
+) -> Result<Vec<Example>> {
+    let mut train_examples: Vec<Example> = Vec::new();
+    for doc in docs {
+        let tokenized = tokenizer.tokenize(&doc.text)?;
+        train_examples.extend(examples(
+            tokenizer,
+            &tokenized,
+            &doc.typed_spans(),
+            config.scheme,
+            windowing(config),
         ));
     }
-    Ok((state, model, optimizer))
+    Ok(train_examples)
 }
 
-/// Whether an interrupted run left its state in `dir`.
-pub(crate) fn has_state(dir: &Path) -> bool {
-    dir.join(STATE_FILE).exists()
-}
-
-/// Reads what [`save_state`] wrote, checking the state's `format_version` is `version`.
-pub(crate) fn load_saved_state<S: serde::de::DeserializeOwned>(
-    dir: &Path,
-    expected_version: u32,
-    model: BertTagger,
-    optimizer: ModuleOptimizer,
-) -> Result<(S, BertTagger, ModuleOptimizer)> {
-    let state_path = dir.join(STATE_FILE);
-    let text = std::fs::read_to_string(&state_path).with_path(&state_path)?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| resume_error(&state_path, e.to_string()))?;
-    let version = value.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(expected_version)) {
-        return Err(resume_error(
-            &state_path,
-            format!(
-                "format_version {version:?}, this kanon reads {expected_version}: start afresh (delete {})",
-                dir.display()
-            ),
-        ));
+/// The shared loop's settings for a tagger run writing to `out`.
+fn loop_settings(config: &TrainConfig, out: &Path) -> Settings<TrainConfig> {
+    Settings {
+        config: config.clone(),
+        state_version: RESUME_FORMAT_VERSION,
+        learning_rate: config.learning_rate,
+        warmup_ratio: config.warmup_ratio,
+        weight_decay: config.weight_decay,
+        epochs: config.epochs,
+        max_steps: config.max_steps,
+        seed: config.seed,
+        checkpoint_every: config.checkpoint_every,
+        stage: "train",
+        resume_hint: "pass --resume to continue it",
+        out: out.to_owned(),
     }
-    let state: S =
-        serde_json::from_value(value).map_err(|e| resume_error(&state_path, e.to_string()))?;
-    let mut model = model;
-    let weights = dir.join(STATE_MODEL_FILE);
-    let mut store = BurnpackStore::from_file(&weights).auto_extension(false);
-    let applied = model
-        .load_from(&mut store)
-        .map_err(Error::store(&weights, "read the weights"))?;
-    if !applied.missing.is_empty() || !applied.errors.is_empty() {
-        return Err(resume_error(
-            &weights,
-            format!(
-                "{} missing tensors, {} errors",
-                applied.missing.len(),
-                applied.errors.len()
-            ),
-        ));
-    }
-    let moments = dir.join(STATE_OPTIMIZER_FILE);
-    let record = OptimizerRecord::load(&moments)
-        .map_err(Error::store(&moments, "read the optimiser state"))?;
-    Ok((state, model, optimizer.load_record(record)))
-}
-
-/// The seed of a step's dropout masks: a function of the run's seed and the step alone, so a
-/// resumed run draws the same masks as an uninterrupted one.
-pub(crate) fn step_seed(seed: u64, step: usize) -> u64 {
-    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(step as u64)
 }
 
 /// Trains: reads the corpus (checking its format version), fine-tunes, evaluates on dev after
@@ -430,26 +404,12 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<TrainReport> {
     let pretrained = kanon_models::resolve_pretrained(&job.pretrained)?;
-    let (corpus, out, config) = (job.corpus.as_path(), job.out.as_path(), &job.config);
+    let (corpus, config) = (job.corpus.as_path(), &job.config);
     let tokenizer_json: PathBuf = pretrained.join("tokenizer.json");
     let tokenizer = TaggerTokenizer::from_file(&tokenizer_json)?;
-    let windowing = Windowing {
-        max_len: config.max_len,
-        overlap: config.overlap,
-    };
     let train_docs = kanon_core::corpus::read_split(corpus, "train")?;
     let dev_docs = kanon_core::corpus::read_split(corpus, "dev")?;
-    let mut train_examples: Vec<Example> = Vec::new();
-    for doc in &train_docs {
-        let tokenized = tokenizer.tokenize(&doc.text)?;
-        train_examples.extend(examples(
-            &tokenizer,
-            &tokenized,
-            &doc.typed_spans(),
-            config.scheme,
-            windowing,
-        ));
-    }
+    let train_examples = training_examples(&tokenizer, &train_docs, config)?;
     if train_examples.is_empty() {
         return Err(
             kanon_core::Error::format(corpus.join("train.jsonl"), "no training examples").into(),
@@ -459,166 +419,39 @@ pub fn run(
     let device = options.device.clone().autodiff();
     crate::device::seed(&device, config.seed);
     let (bert_config, model) = load_pretrained(&pretrained, config.scheme.num_labels(), &device)?;
-    let optimizer = FusedAdamW::new(config.weight_decay).init();
-    let state_dir = resume_dir(out);
-    let (mut state, mut model, mut optimizer) = if state_dir.join(STATE_FILE).exists() {
-        if !options.resume {
-            return Err(resume_error(
-                &state_dir,
-                "an interrupted run left its state here: pass --resume to continue it, or delete \
-                 the directory to start afresh",
-            ));
-        }
-        let (state, model, optimizer) = load_state(&state_dir, config, model, optimizer)?;
-        progress.message(&format!("resuming at step {}", state.step));
-        (state, model, optimizer)
-    } else {
-        if options.resume {
-            progress.message("nothing to resume: starting afresh");
-        }
-        (RunState::fresh(config), model, optimizer)
-    };
-
     let mut class_weights = vec![config.entity_weight; config.scheme.num_labels()];
     class_weights[0] = 1.0;
     let class_weights = Tensor::<1>::from_data(
         TensorData::new(class_weights, [config.scheme.num_labels()]),
         &device,
     );
-
-    let batches_per_epoch =
-        batches_by_budget(&train_examples, config.token_budget, config.seed).len();
-    let total_steps = config
-        .max_steps
-        .unwrap_or(usize::MAX)
-        .min(batches_per_epoch * config.epochs)
-        .max(1);
-    let warmup = ((total_steps as f64) * config.warmup_ratio).ceil() as usize;
-    let schedule = |step: usize| {
-        let s = step as f64;
-        if step < warmup {
-            config.learning_rate * (s + 1.0) / warmup as f64
-        } else {
-            config.learning_rate
-                * ((total_steps - step) as f64 / (total_steps - warmup).max(1) as f64).max(0.0)
-        }
+    let windows = train_examples.len();
+    let training = TaggerTraining {
+        config,
+        examples: train_examples,
+        tokenizer,
+        tokenizer_json,
+        class_weights,
+        dev_docs,
+        bert_config,
+        device: options.device.clone(),
+        out: &job.out,
     };
-
-    let started = Instant::now();
-    let seconds_before = state.seconds;
-    let tokens_before = state.tokens;
-    let resumed_at = state.step;
-    let elapsed = |started: &Instant| seconds_before + started.elapsed().as_secs_f64();
-    progress.stage("train", total_steps as u64);
-    progress.advance(state.step as u64);
-    let mut interrupted = false;
-    let mut early_stopped = false;
-    'epochs: while state.epoch < config.epochs && state.step < total_steps {
-        let batches = batches_by_budget(
-            &train_examples,
-            config.token_budget,
-            config.seed + state.epoch as u64,
-        );
-        for batch_indices in batches.iter().skip(state.batches_done) {
-            if state.step >= total_steps {
-                break;
-            }
-            let refs: Vec<&Example> = batch_indices.iter().map(|&i| &train_examples[i]).collect();
-            let batch = to_batch(&refs, tokenizer.pad(), &device);
-            state.tokens += batch.tokens;
-            device.seed(step_seed(config.seed, state.step));
-            let (next, loss) = train_step(
-                model,
-                &mut optimizer,
-                schedule(state.step),
-                &batch,
-                &class_weights,
-            );
-            model = next;
-            state.first_loss.get_or_insert(loss);
-            state.last_loss = Some(loss);
-            state.step += 1;
-            state.batches_done += 1;
-            progress.advance(1);
-            progress.message(&format!(
-                "loss {loss:.3}, {:.0} tokens/s",
-                (state.tokens - tokens_before) as f64 / started.elapsed().as_secs_f64().max(1e-9)
-            ));
-            let stop = options.should_stop.is_some_and(|stop| stop(state.step));
-            let due = config.checkpoint_every > 0 && state.step % config.checkpoint_every == 0;
-            if stop || due {
-                state.seconds = elapsed(&started);
-                save_state(&state_dir, &state, &model, &optimizer)?;
-            }
-            if stop {
-                interrupted = true;
-                break 'epochs;
-            }
-        }
-        // The dev F1 is of the spans as deployed: tidied, with the deployment's decision.
-        let decision = config
-            .select_threshold
-            .map_or(Decision::Argmax, |threshold| Decision::MaskProbability {
-                threshold,
-            });
-        let tagger = Tagger::new(
-            model.valid(),
-            bert_config.clone(),
-            tokenizer.clone(),
-            LabelsFile::new(config.scheme, windowing),
-            &options.device,
-        )
-        .with_decision(decision);
-        let mut predicted = Vec::with_capacity(dev_docs.len());
-        for doc in &dev_docs {
-            let spans = tagger.predict(&doc.text)?;
-            predicted.push(
-                spans
-                    .into_iter()
-                    .map(|(s, _, _)| (s.start, s.end))
-                    .collect::<Vec<_>>(),
-            );
-        }
-        let f1 = dev_f1(&predicted, &dev_docs);
-        state.dev_f1_by_epoch.push(f1);
-        if state.best.is_none_or(|best| f1 > best) {
-            state.best = Some(f1);
-            state.stale = 0;
-            kanon_core::io::atomic_dir::<Error, _>(out, |dir| {
-                tagger.save(dir, &tokenizer_json)?;
-                Ok(config.save(&dir.join(TRAIN_CONFIG_FILE))?)
-            })?;
-        } else {
-            state.stale += 1;
-            early_stopped = config.patience > 0 && state.stale >= config.patience;
-        }
-        state.epoch += 1;
-        state.batches_done = 0;
-        if early_stopped {
-            break;
-        }
-        if state.step < total_steps && state.epoch < config.epochs {
-            state.seconds = elapsed(&started);
-            save_state(&state_dir, &state, &model, &optimizer)?;
-        }
-    }
-    if !interrupted && state_dir.exists() {
-        std::fs::remove_dir_all(&state_dir).with_path(&state_dir)?;
-    }
-    let seconds = elapsed(&started);
+    let settings = loop_settings(config, &job.out);
+    let finished = fit(training, model, &device, &settings, options, progress)?;
+    let (state, scores) = (&finished.state, &finished.state.extra);
     Ok(TrainReport {
         steps: state.step,
-        epochs_run: state.dev_f1_by_epoch.len(),
-        train_examples: train_examples.len(),
+        epochs_run: scores.dev_f1_by_epoch.len(),
+        train_examples: windows,
         first_loss: state.first_loss.unwrap_or(f32::NAN),
         last_loss: state.last_loss.unwrap_or(f32::NAN),
-        dev_f1_by_epoch: state.dev_f1_by_epoch,
-        best_dev_f1: state.best.unwrap_or(0.0).max(0.0),
-        tokens_per_second: (state.tokens - tokens_before) as f64
-            / started.elapsed().as_secs_f64().max(1e-9),
-        seconds,
-        resumed_at_step: (resumed_at > 0).then_some(resumed_at),
-        interrupted,
+        dev_f1_by_epoch: scores.dev_f1_by_epoch.clone(),
+        best_dev_f1: scores.best.unwrap_or(0.0).max(0.0),
+        tokens_per_second: finished.tokens_per_second,
+        seconds: finished.seconds,
+        resumed_at_step: (finished.resumed_at > 0).then_some(finished.resumed_at),
+        interrupted: finished.interrupted,
     })
 }
 
