@@ -15,12 +15,16 @@ pub const CORPUS_FORMAT_VERSION: u32 = 1;
 /// The file that says how a corpus was made, and in which format.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
-/// A line of a corpus split: a document and the spans to mask in it. A line carries more (the
-/// person, the split, each span's `term`, `postings` and `reason`), which readers ignore.
+/// A line of a corpus split: a document, the person it is about and the spans to mask in it. A
+/// line carries more (the split, each span's `term`, `postings` and `reason`), which readers
+/// ignore.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CorpusDocument {
     /// The document's id, as in the input the corpus was labeled from.
     pub id: String,
+    /// The KG id of the person the document is about, as in the input.
+    #[serde(default)]
+    pub person: Option<String>,
     /// The full text; span offsets count its characters.
     pub text: String,
     /// The spans to mask, in character offsets of `text`.

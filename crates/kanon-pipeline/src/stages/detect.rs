@@ -1,6 +1,5 @@
 //! The detect stage: the run's tagger, or a detector that needs no KG, over the documents.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use kanon_core::shard::Shard;
@@ -135,22 +134,20 @@ impl PipelineStage for DetectStage {
 }
 
 impl DetectStage {
-    /// The documents: a file, or a split of the corpus taken from the label stage's documents
-    /// (which name each document's person); at most `limit`.
+    /// The documents: a file, or a split of the corpus (whose lines name each document's
+    /// person); at most `limit`.
     fn documents(&self, wiring: &Wiring<'_>) -> Result<Vec<Document>> {
         let mut docs = match (&self.docs, &self.corpus_split) {
             (Some(path), _) => kanon_core::io::read_documents(path)?.docs,
-            (None, Some(split)) => {
-                let ids: HashSet<String> = kanon_core::corpus::read_split(&wiring.corpus(), split)?
-                    .into_iter()
-                    .map(|d| d.id)
-                    .collect();
-                kanon_core::io::read_documents(&wiring.label_docs())?
-                    .docs
-                    .into_iter()
-                    .filter(|d| ids.contains(&d.id))
-                    .collect()
-            }
+            (None, Some(split)) => kanon_core::corpus::read_split(&wiring.corpus(), split)?
+                .into_iter()
+                .map(|doc| Document {
+                    id: doc.id,
+                    person: doc.person,
+                    text: doc.text,
+                    split: None,
+                })
+                .collect(),
             (None, None) => Vec::new(),
         };
         if let Some(limit) = self.limit {
