@@ -7,8 +7,8 @@
 use kanon_core::EntityType;
 use serde::{Deserialize, Serialize};
 
+use crate::edit::Reason;
 use crate::matching::MatchRule;
-use crate::sanitizer::Reason;
 
 /// Where a candidate came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -21,9 +21,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::AuditDocument;
 use crate::config::SanitizerConfig;
+use crate::edit::SanitizedDocument;
 use crate::error::{Error, Result};
 use crate::group::Mention;
-use crate::sanitizer::{SanitizeStats, Sanitized, SanitizedDocument, Sanitizer};
+use crate::sanitizer::{SanitizeStats, Sanitized, Sanitizer};
 use crate::summary::SanitizeSummary;
 
 /// Where the spans to replace come from.

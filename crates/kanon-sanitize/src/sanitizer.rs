@@ -16,72 +16,13 @@ use crate::config::{
 };
 use crate::coverage::{merge_overlaps, propagate, surviving_masked_strings};
 use crate::date::parse_date;
+use crate::edit::{Edit, Reason, SanitizedDocument};
 use crate::error::{Error, Result};
 use crate::group::{EntityGroup, Mention, group_mentions};
 use crate::matching::{MatchConfig, guess_matches};
 use crate::parse::{PhraseLimits, contains_phrase, parse_guesses, parse_phrase_list};
 use crate::prompt;
 use crate::render::{Replacement, render, render_with_ranges};
-
-/// Why a span got its replacement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Reason {
-    /// The `suppress` strategy.
-    Suppressed,
-    /// The `placeholder` strategy.
-    Placeholder,
-    /// The `label` strategy.
-    Label,
-    /// The `numbered-label` strategy.
-    NumberedLabel,
-    /// A PERSON or CODE span under a generalizing strategy: a label, never a generated name.
-    DirectIdentifier,
-    /// The `most-specific` strategy: the first candidate.
-    MostSpecific,
-    /// The `least-specific` strategy: the last candidate.
-    LeastSpecific,
-    /// INTACT: the first candidate none of whose guesses matched the original.
-    NotGuessed,
-    /// INTACT: the attacker recovered the original from every candidate; the type label is used.
-    AllGuessed,
-    /// No usable candidate (none parsed, or all contained an original); the type label is used.
-    NoCandidates,
-    /// The `substitute` strategy: neighbours in meaning, numbers with other digits.
-    Substituted,
-}
-
-/// The replacement of one span, with how it was chosen: offsets, type, replacement and reason
-/// only — never an original, a candidate or a guess (those go to the [audit](crate::audit)).
-/// Offsets are characters of the original text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Edit {
-    pub start: usize,
-    pub end: usize,
-    pub original_type: EntityType,
-    /// The entity the span belongs to in this document (`ORG 2`); its mentions share one
-    /// replacement.
-    pub entity: String,
-    /// The text written in place of the span, as rendered (`a`/`an`, a capital opening a
-    /// sentence; empty for a deletion).
-    pub replacement: String,
-    /// 1-based rank of the chosen candidate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub choice: Option<usize>,
-    pub reason: Reason,
-    /// Not among the given spans: a repeat of a masked mention's text, or of another surface
-    /// form of its entity (a surname alone), masked with the entity.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub propagated: bool,
-}
-
-/// A sanitized document: `{"id","text","edits"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SanitizedDocument {
-    pub id: String,
-    pub text: String,
-    pub edits: Vec<Edit>,
-}
 
 /// Counts of one or more sanitized documents; [`SanitizeStats::add`] sums them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
