@@ -161,9 +161,72 @@ pub fn run_until(
     let started = Instant::now();
     let config = &job.sanitizer;
     config.validate()?;
+    let Inputs {
+        docs,
+        mut spans,
+        part,
+    } = read_inputs(job)?;
+    let models = Models::open(job)?;
+    let sanitizer = models.sanitizer(config)?;
+    let mut finished = Finished::resume(job)?;
+
+    progress.stage("sanitize", docs.len() as u64);
+    progress.advance(finished.by_id.len() as u64);
+    let resumed = docs
+        .iter()
+        .filter(|doc| finished.by_id.contains_key(&doc.id))
+        .count() as u64;
+    let pending: Vec<(&kanon_core::Document, Vec<Mention>)> = docs
+        .iter()
+        .filter(|doc| !finished.by_id.contains_key(&doc.id))
+        .map(|doc| (doc, spans.remove(&doc.id).unwrap_or_default()))
+        .collect();
+    finished.sanitize(job, &sanitizer, &pending, progress, should_stop)?;
+    if finished.by_id.len() < docs.len() {
+        return Err(Error::Stopped {
+            done: finished.by_id.len(),
+            documents: docs.len(),
+            partial: finished.partial.path().to_owned(),
+        });
+    }
+
+    let (ordered, runs) = finished.write_outputs(job, &docs, part.as_ref())?;
+    let mut summary = SanitizeSummary {
+        strategy: config.strategy.to_string(),
+        model: models.name(),
+        documents: ordered.len() as u64,
+        resumed_documents: resumed,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        ..SanitizeSummary::default()
+    };
+    for doc in &ordered {
+        if let Some(run) = runs.get(&doc.id) {
+            summary.stats.add(&run.stats);
+            summary.cache_hits += run.cache.hits;
+            summary.cache_misses += run.cache.misses;
+            summary.document_seconds += run.seconds;
+        }
+    }
+    if let Some(path) = &job.summary {
+        kanon_core::io::write_json(path, &summary)?;
+    }
+    Ok(summary)
+}
+
+/// The documents to sanitize (after `limit` and the shard), their spans by document id, and the
+/// shard's part.
+struct Inputs {
+    docs: Vec<kanon_core::Document>,
+    spans: HashMap<String, Vec<Mention>>,
+    part: Option<kanon_core::shard::Part>,
+}
+
+/// Reads the documents and their spans and checks them: ids are unique and, when texts are
+/// written, each names a text file (so a bad id fails before any model call).
+fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
     let read = read_documents(&job.docs)?;
     let mut docs = read.docs;
-    let mut spans: HashMap<String, Vec<Mention>> = match &job.spans {
+    let spans: HashMap<String, Vec<Mention>> = match &job.spans {
         SpanSource::File { path } => read_spans(path)?
             .into_iter()
             .map(|(id, spans)| {
@@ -213,238 +276,291 @@ pub fn run_until(
             });
         }
     }
-
-    // An id that cannot name a text file fails now, before any model call.
     if let Some(dir) = &job.texts {
         for doc in &docs {
             kanon_core::io::text_path(dir, &doc.id)?;
         }
     }
+    Ok(Inputs { docs, spans, part })
+}
 
-    // The model is opened only when the strategy can need one.
-    let model: Option<CachedModel<Box<dyn ChatModel>>> = match &job.llm {
-        Some(llm) if config.strategy.generalizes() => Some(job.cache.wrap(kanon_llm::open(llm)?)?),
-        _ => None,
-    };
-    let attacker: Option<CachedModel<Box<dyn ChatModel>>> = match &job.attacker_llm {
-        Some(llm) if config.strategy == crate::Strategy::Intact => {
-            Some(job.cache.wrap(kanon_llm::open(llm)?)?)
+/// The models a job's strategy needs, opened; the [`Sanitizer`] borrows them.
+struct Models {
+    generator: Option<CachedModel<Box<dyn ChatModel>>>,
+    attacker: Option<CachedModel<Box<dyn ChatModel>>>,
+    substitutes: Option<crate::substitute::EmbeddingSubstitutes>,
+}
+
+impl Models {
+    /// Opens the generator only when the strategy generalizes, the attacker only for INTACT and
+    /// the encoder only for `substitute`.
+    fn open(job: &SanitizeJob) -> Result<Self> {
+        let config = &job.sanitizer;
+        let generator = match &job.llm {
+            Some(llm) if config.strategy.generalizes() => {
+                Some(job.cache.wrap(kanon_llm::open(llm)?)?)
+            }
+            _ => None,
+        };
+        let attacker = match &job.attacker_llm {
+            Some(llm) if config.strategy == crate::Strategy::Intact => {
+                Some(job.cache.wrap(kanon_llm::open(llm)?)?)
+            }
+            _ => None,
+        };
+        let substitutes = if config.strategy == crate::Strategy::Substitute {
+            let dir =
+                kanon_models::resolve_pretrained(SUBSTITUTE_ENCODER).map_err(Error::Models)?;
+            let encoder =
+                kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::flex())
+                    .map_err(Error::Encoder)?;
+            Some(crate::substitute::EmbeddingSubstitutes::new(encoder)?)
+        } else {
+            None
+        };
+        Ok(Models {
+            generator,
+            attacker,
+            substitutes,
+        })
+    }
+
+    /// `backend:model` of the generator, and of the attacker when there is one: the summary's
+    /// `model`.
+    fn name(&self) -> Option<String> {
+        let name = |model: &CachedModel<Box<dyn ChatModel>>| {
+            let id = model.id();
+            format!("{}:{}", id.backend, id.model)
+        };
+        self.generator.as_ref().map(|model| match &self.attacker {
+            Some(attacker) => format!("{}, attacker {}", name(model), name(attacker)),
+            None => name(model),
+        })
+    }
+
+    fn sanitizer(&self, config: &SanitizerConfig) -> Result<Sanitizer<'_>> {
+        let mut sanitizer = Sanitizer::new(config.clone())?;
+        if let Some(substitutes) = &self.substitutes {
+            sanitizer = sanitizer.with_substitutes(substitutes);
         }
-        _ => None,
-    };
-    let name = |model: &CachedModel<Box<dyn ChatModel>>| {
-        let id = model.id();
-        format!("{}:{}", id.backend, id.model)
-    };
-    let model_name = model.as_ref().map(|model| match &attacker {
-        Some(attacker) => format!("{}, attacker {}", name(model), name(attacker)),
-        None => name(model),
-    });
-    let substitutes = if config.strategy == crate::Strategy::Substitute {
-        let dir = kanon_models::resolve_pretrained(SUBSTITUTE_ENCODER).map_err(Error::Models)?;
-        let encoder =
-            kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::flex())
-                .map_err(Error::Encoder)?;
-        Some(crate::substitute::EmbeddingSubstitutes::new(encoder)?)
-    } else {
-        None
-    };
-    let mut sanitizer = Sanitizer::new(config.clone())?;
-    if let Some(substitutes) = &substitutes {
-        sanitizer = sanitizer.with_substitutes(substitutes);
-    }
-    if let Some(model) = &model {
-        sanitizer = sanitizer.with_model(model);
-    }
-    if let Some(attacker) = &attacker {
-        sanitizer = sanitizer.with_attacker(attacker);
-    }
-
-    if let Some(parent) = job.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| kanon_core::Error::io(parent, e))?;
-    }
-    let partial_path = with_suffix(&job.out, ".partial");
-    let (mut partial, done) = JsonlLog::<PartialDocument>::open(&partial_path)?;
-    // A document finished without its audit is redone when an audit is asked for now.
-    let done: Vec<PartialDocument> = done
-        .into_iter()
-        .filter(|record| job.audit.is_none() || record.audit.is_some())
-        .collect();
-    let (mut runs_log, earlier_runs) =
-        JsonlLog::<DocumentRun>::open(&with_suffix(&partial_path, ".runs"))?;
-    let done_ids: HashSet<String> = done
-        .iter()
-        .map(|record| record.document.id.clone())
-        .collect();
-    let mut runs: BTreeMap<String, DocumentRun> = earlier_runs
-        .into_iter()
-        .filter(|run| done_ids.contains(&run.id))
-        .map(|run| (run.id.clone(), run))
-        .collect();
-    let mut by_id: HashMap<String, PartialDocument> = done
-        .into_iter()
-        .map(|record| (record.document.id.clone(), record))
-        .collect();
-
-    progress.stage("sanitize", docs.len() as u64);
-    progress.advance(done_ids.len() as u64);
-    let resumed = docs.iter().filter(|doc| done_ids.contains(&doc.id)).count() as u64;
-    let pending: Vec<(&kanon_core::Document, Vec<Mention>)> = docs
-        .iter()
-        .filter(|doc| !done_ids.contains(&doc.id))
-        .map(|doc| (doc, spans.remove(&doc.id).unwrap_or_default()))
-        .collect();
-    let mut total = SanitizeStats::default();
-    let mut document_seconds = 0.0;
-    // Workers take the next pending document; this thread writes each finished one to the
-    // partial files (in the order they finish: the output is put in input order at the end).
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let mut failure: Option<Error> = None;
-    let (finished, results) = mpsc::channel::<Result<(usize, Sanitized, DocumentRun)>>();
-    std::thread::scope(|scope| -> Result<()> {
-        for _ in 0..job.workers.clamp(1, pending.len().max(1)) {
-            let finished = finished.clone();
-            let (pending, next, stop, sanitizer) = (&pending, &next, &stop, &sanitizer);
-            scope.spawn(move || {
-                while !stop.load(Ordering::SeqCst) {
-                    if should_stop() {
-                        stop.store(true, Ordering::SeqCst);
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((doc, mentions)) = pending.get(i) else {
-                        break;
-                    };
-                    let before = CacheStats::of_this_thread();
-                    let doc_started = Instant::now();
-                    let result =
-                        sanitizer
-                            .sanitize(&doc.id, &doc.text, mentions)
-                            .map(|sanitized| {
-                                let after = CacheStats::of_this_thread();
-                                let run = DocumentRun {
-                                    id: doc.id.clone(),
-                                    seconds: doc_started.elapsed().as_secs_f64(),
-                                    cache: CacheStats {
-                                        hits: after.hits - before.hits,
-                                        misses: after.misses - before.misses,
-                                    },
-                                    stats: sanitized.stats.clone(),
-                                };
-                                (i, sanitized, run)
-                            });
-                    if result.is_err() {
-                        stop.store(true, Ordering::SeqCst);
-                    }
-                    if finished.send(result).is_err() {
-                        break;
-                    }
-                }
-            });
+        if let Some(model) = &self.generator {
+            sanitizer = sanitizer.with_model(model);
         }
-        drop(finished);
-        for result in results {
-            let (_, sanitized, run) = match result {
-                Ok(done) => done,
-                Err(err) => {
-                    failure.get_or_insert(err);
+        if let Some(attacker) = &self.attacker {
+            sanitizer = sanitizer.with_attacker(attacker);
+        }
+        Ok(sanitizer)
+    }
+}
+
+/// The finished documents: those an earlier run left in `OUT.partial` and those of this run,
+/// each appended to the partial files as it finishes.
+struct Finished {
+    partial: JsonlLog<PartialDocument>,
+    runs_log: JsonlLog<DocumentRun>,
+    by_id: HashMap<String, PartialDocument>,
+    runs: BTreeMap<String, DocumentRun>,
+}
+
+impl Finished {
+    /// Opens the partial files (creating the output's directory), keeping what an earlier run
+    /// finished.
+    fn resume(job: &SanitizeJob) -> Result<Self> {
+        if let Some(parent) = job.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| kanon_core::Error::io(parent, e))?;
+        }
+        let partial_path = with_suffix(&job.out, ".partial");
+        let (partial, done) = JsonlLog::<PartialDocument>::open(&partial_path)?;
+        // A document finished without its audit is redone when an audit is asked for now.
+        let done: Vec<PartialDocument> = done
+            .into_iter()
+            .filter(|record| job.audit.is_none() || record.audit.is_some())
+            .collect();
+        let (runs_log, earlier_runs) =
+            JsonlLog::<DocumentRun>::open(&with_suffix(&partial_path, ".runs"))?;
+        let done_ids: HashSet<String> = done
+            .iter()
+            .map(|record| record.document.id.clone())
+            .collect();
+        let runs: BTreeMap<String, DocumentRun> = earlier_runs
+            .into_iter()
+            .filter(|run| done_ids.contains(&run.id))
+            .map(|run| (run.id.clone(), run))
+            .collect();
+        let by_id: HashMap<String, PartialDocument> = done
+            .into_iter()
+            .map(|record| (record.document.id.clone(), record))
+            .collect();
+        Ok(Finished {
+            partial,
+            runs_log,
+            by_id,
+            runs,
+        })
+    }
+
+    /// Sanitizes the pending documents on `job.workers` threads; this thread writes each finished
+    /// one to the partial files (in the order they finish: the output is put in input order at
+    /// the end). The first failure stops the workers and is returned once they are done.
+    fn sanitize(
+        &mut self,
+        job: &SanitizeJob,
+        sanitizer: &Sanitizer<'_>,
+        pending: &[(&kanon_core::Document, Vec<Mention>)],
+        progress: &dyn Progress,
+        should_stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<()> {
+        let mut total = SanitizeStats::default();
+        let mut document_seconds = 0.0;
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let mut failure: Option<Error> = None;
+        let (finished, results) = mpsc::channel::<Result<(usize, Sanitized, DocumentRun)>>();
+        std::thread::scope(|scope| -> Result<()> {
+            for _ in 0..job.workers.clamp(1, pending.len().max(1)) {
+                let finished = finished.clone();
+                let (next, stop) = (&next, &stop);
+                scope.spawn(move || {
+                    work(pending, next, stop, sanitizer, should_stop, &finished);
+                });
+            }
+            drop(finished);
+            for result in results {
+                let (_, sanitized, run) = match result {
+                    Ok(done) => done,
+                    Err(err) => {
+                        failure.get_or_insert(err);
+                        continue;
+                    }
+                };
+                let record = PartialDocument {
+                    document: sanitized.document,
+                    audit: job.audit.is_some().then_some(sanitized.audit),
+                };
+                let written = self
+                    .partial
+                    .append(&record)
+                    .and_then(|()| self.runs_log.append(&run));
+                if let Err(err) = written {
+                    stop.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(err.into());
                     continue;
                 }
-            };
-            let record = PartialDocument {
-                document: sanitized.document,
-                audit: job.audit.is_some().then_some(sanitized.audit),
-            };
-            let written = partial.append(&record).and_then(|()| runs_log.append(&run));
-            if let Err(err) = written {
-                stop.store(true, Ordering::SeqCst);
-                failure.get_or_insert(err.into());
-                continue;
+                total.add(&run.stats);
+                document_seconds += run.seconds;
+                self.by_id.insert(run.id.clone(), record);
+                self.runs.insert(run.id.clone(), run);
+                progress.advance(1);
+                progress.message(&format!(
+                    "{:.1} s/doc, {:.2} LLM calls/span",
+                    document_seconds / total.documents.max(1) as f64,
+                    total.llm_calls() as f64 / total.spans.max(1) as f64
+                ));
             }
-            total.add(&run.stats);
-            document_seconds += run.seconds;
-            by_id.insert(run.id.clone(), record);
-            runs.insert(run.id.clone(), run);
-            progress.advance(1);
-            progress.message(&format!(
-                "{:.1} s/doc, {:.2} LLM calls/span",
-                document_seconds / total.documents.max(1) as f64,
-                total.llm_calls() as f64 / total.spans.max(1) as f64
-            ));
+            Ok(())
+        })?;
+        match failure {
+            Some(err) => Err(err),
+            None => Ok(()),
         }
-        Ok(())
-    })?;
-    if let Some(err) = failure {
-        return Err(err);
-    }
-    if by_id.len() < docs.len() {
-        return Err(Error::Stopped {
-            done: by_id.len(),
-            documents: docs.len(),
-            partial: partial_path,
-        });
     }
 
-    // Everything is done: the output in input order, atomically, then the partial files go.
-    let (ordered, audits): (Vec<SanitizedDocument>, Vec<Option<AuditDocument>>) = docs
-        .iter()
-        .filter_map(|doc| by_id.remove(&doc.id))
-        .map(|record| (record.document, record.audit))
-        .unzip();
-    if let Some(path) = &job.audit {
-        let audits: Vec<AuditDocument> = audits.into_iter().flatten().collect();
-        kanon_core::io::atomic_write(path, |writer| kanon_core::io::write_jsonl(writer, &audits))?;
-    }
-    if let Some(dir) = &job.texts {
-        for doc in &ordered {
-            let path = kanon_core::io::text_path(dir, &doc.id)?;
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| kanon_core::Error::io(parent, e))?;
-            }
-            kanon_core::io::atomic_write(&path, |w| {
-                std::io::Write::write_all(w, doc.text.as_bytes())
+    /// Writes the outputs (the sanitized documents in input order, the audit, the texts, the
+    /// shard records) atomically, then removes the partial files; returns the documents written
+    /// and each one's figures.
+    fn write_outputs(
+        mut self,
+        job: &SanitizeJob,
+        docs: &[kanon_core::Document],
+        part: Option<&kanon_core::shard::Part>,
+    ) -> Result<(Vec<SanitizedDocument>, BTreeMap<String, DocumentRun>)> {
+        let (ordered, audits): (Vec<SanitizedDocument>, Vec<Option<AuditDocument>>) = docs
+            .iter()
+            .filter_map(|doc| self.by_id.remove(&doc.id))
+            .map(|record| (record.document, record.audit))
+            .unzip();
+        if let Some(path) = &job.audit {
+            let audits: Vec<AuditDocument> = audits.into_iter().flatten().collect();
+            kanon_core::io::atomic_write(path, |writer| {
+                kanon_core::io::write_jsonl(writer, &audits)
             })?;
         }
-    }
-    kanon_core::io::atomic_write(&job.out, |writer| {
-        kanon_core::io::write_jsonl(writer, &ordered)
-    })?;
-    let outputs = [(&job.out, OutputKind::Sanitized)]
-        .into_iter()
-        .chain(job.audit.iter().map(|audit| (audit, OutputKind::Audit)));
-    for (output, kind) in outputs {
-        match &part {
-            Some(part) => {
-                ShardRecord::new(kind, part, &job.docs, job.shard_settings()?).write(output)?
+        if let Some(dir) = &job.texts {
+            for doc in &ordered {
+                let path = kanon_core::io::text_path(dir, &doc.id)?;
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| kanon_core::Error::io(parent, e))?;
+                }
+                kanon_core::io::atomic_write(&path, |w| {
+                    std::io::Write::write_all(w, doc.text.as_bytes())
+                })?;
             }
-            None => ShardRecord::remove_stale(output, kind)?,
         }
+        kanon_core::io::atomic_write(&job.out, |writer| {
+            kanon_core::io::write_jsonl(writer, &ordered)
+        })?;
+        let outputs = [(&job.out, OutputKind::Sanitized)]
+            .into_iter()
+            .chain(job.audit.iter().map(|audit| (audit, OutputKind::Audit)));
+        for (output, kind) in outputs {
+            match part {
+                Some(part) => {
+                    ShardRecord::new(kind, part, &job.docs, job.shard_settings()?).write(output)?
+                }
+                None => ShardRecord::remove_stale(output, kind)?,
+            }
+        }
+        // The output is complete: a partial file left behind would only be redone work.
+        let _ = self.partial.remove();
+        let _ = self.runs_log.remove();
+        Ok((ordered, self.runs))
     }
-    // The output is complete: a partial file left behind would only be redone work.
-    let _ = partial.remove();
-    let _ = runs_log.remove();
+}
 
-    let mut summary = SanitizeSummary {
-        strategy: config.strategy.to_string(),
-        model: model_name,
-        documents: ordered.len() as u64,
-        resumed_documents: resumed,
-        wall_seconds: started.elapsed().as_secs_f64(),
-        ..SanitizeSummary::default()
-    };
-    for doc in &ordered {
-        if let Some(run) = runs.get(&doc.id) {
-            summary.stats.add(&run.stats);
-            summary.cache_hits += run.cache.hits;
-            summary.cache_misses += run.cache.misses;
-            summary.document_seconds += run.seconds;
+/// One worker: takes the next pending document until none is left, a document fails or
+/// `should_stop` says so, and sends each result with the document's figures.
+fn work(
+    pending: &[(&kanon_core::Document, Vec<Mention>)],
+    next: &AtomicUsize,
+    stop: &AtomicBool,
+    sanitizer: &Sanitizer<'_>,
+    should_stop: &(dyn Fn() -> bool + Sync),
+    finished: &mpsc::Sender<Result<(usize, Sanitized, DocumentRun)>>,
+) {
+    while !stop.load(Ordering::SeqCst) {
+        if should_stop() {
+            stop.store(true, Ordering::SeqCst);
+            break;
+        }
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some((doc, mentions)) = pending.get(i) else {
+            break;
+        };
+        let before = CacheStats::of_this_thread();
+        let doc_started = Instant::now();
+        let result = sanitizer
+            .sanitize(&doc.id, &doc.text, mentions)
+            .map(|sanitized| {
+                let after = CacheStats::of_this_thread();
+                let run = DocumentRun {
+                    id: doc.id.clone(),
+                    seconds: doc_started.elapsed().as_secs_f64(),
+                    cache: CacheStats {
+                        hits: after.hits - before.hits,
+                        misses: after.misses - before.misses,
+                    },
+                    stats: sanitized.stats.clone(),
+                };
+                (i, sanitized, run)
+            });
+        if result.is_err() {
+            stop.store(true, Ordering::SeqCst);
+        }
+        if finished.send(result).is_err() {
+            break;
         }
     }
-    if let Some(path) = &job.summary {
-        kanon_core::io::write_json(path, &summary)?;
-    }
-    Ok(summary)
 }
 
 #[cfg(test)]

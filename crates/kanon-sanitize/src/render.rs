@@ -183,16 +183,72 @@ pub fn render_with_ranges(
     replacements: &[Replacement],
 ) -> (String, Vec<std::ops::Range<usize>>) {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    // Byte ranges in `out`; shifted when a touch-up before a later replacement changes length.
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::with_capacity(replacements.len());
-    let touch_up = |out: &mut String,
-                    ranges: &mut Vec<std::ops::Range<usize>>,
-                    at: std::ops::Range<usize>,
-                    with: &str| {
+    let mut output = Output {
+        text: String::with_capacity(text.len()),
+        ranges: Vec::with_capacity(replacements.len()),
+    };
+    let mut cursor = 0;
+    for replacement in replacements {
+        output
+            .text
+            .extend(&chars[cursor..replacement.start.min(chars.len())]);
+        cursor = replacement.end.min(chars.len());
+        let phrase = replacement.text.trim().to_owned();
+        if phrase.is_empty() {
+            output.delete(&chars, &mut cursor);
+            continue;
+        }
+        let phrase = phrase_in_place(replacement, phrase, &chars, cursor);
+        let phrase = output.join_articles(replacement, phrase);
+        output.agree_with_previous_word(replacement, &phrase);
+        output.push(replacement, phrase);
+    }
+    output.text.extend(chars.get(cursor..).unwrap_or(&[]));
+    output.into_char_ranges()
+}
+
+/// The phrase as it must read where the span stood: a count fallen back to its label reads `a
+/// number of` before the word it counts, and a possessive inside the span (`Todd Hollenbach's`)
+/// stays with the replacement.
+fn phrase_in_place(
+    replacement: &Replacement,
+    mut phrase: String,
+    chars: &[char],
+    cursor: usize,
+) -> String {
+    if replacement.fallback
+        && replacement.entity_type == EntityType::Quantity
+        && followed_by_content_word(&chars[cursor.min(chars.len())..])
+    {
+        phrase = "a number of".to_owned();
+    }
+    let original: String = chars[replacement.start.min(chars.len())..cursor]
+        .iter()
+        .collect();
+    let original = original.trim_end();
+    if !replacement.bracketed
+        && (original.ends_with("'s") || original.ends_with("’s"))
+        && !phrase.ends_with("'s")
+        && !phrase.ends_with("’s")
+    {
+        phrase.push_str("'s");
+    }
+    phrase
+}
+
+/// The text written so far, and the byte range each replacement took in it.
+struct Output {
+    text: String,
+    /// Byte ranges in `text`; shifted when a touch-up before a later replacement changes length.
+    ranges: Vec<std::ops::Range<usize>>,
+}
+
+impl Output {
+    /// Replaces the bytes `at` of the text written so far, shifting the ranges after them.
+    fn touch_up(&mut self, at: std::ops::Range<usize>, with: &str) {
         let delta = with.len() as isize - (at.end - at.start) as isize;
-        out.replace_range(at.clone(), with);
-        for range in ranges.iter_mut() {
+        self.text.replace_range(at.clone(), with);
+        for range in self.ranges.iter_mut() {
             if range.start >= at.end {
                 range.start = (range.start as isize + delta) as usize;
             }
@@ -200,110 +256,110 @@ pub fn render_with_ranges(
                 range.end = (range.end as isize + delta) as usize;
             }
         }
-    };
-    let mut cursor = 0;
-    for replacement in replacements {
-        out.extend(&chars[cursor..replacement.start.min(chars.len())]);
-        cursor = replacement.end.min(chars.len());
-        let mut phrase = replacement.text.trim().to_owned();
-        if phrase.is_empty() {
-            // Suppression: no double space, no space before punctuation.
-            let next = chars.get(cursor).copied();
-            if out.ends_with(char::is_whitespace)
-                && next.is_none_or(|c| c.is_whitespace() || ",.;:!?)".contains(c))
-            {
-                let trimmed = out.trim_end_matches([' ', '\t']).len();
-                out.truncate(trimmed);
-            }
-            if out.is_empty() || out.ends_with('\n') {
-                while chars.get(cursor).is_some_and(|c| *c == ' ' || *c == '\t') {
-                    cursor += 1;
-                }
-            }
-            ranges.push(out.len()..out.len());
-            continue;
-        }
-        if replacement.fallback
-            && replacement.entity_type == EntityType::Quantity
-            && followed_by_content_word(&chars[cursor.min(chars.len())..])
+    }
+
+    /// A suppressed span: no double space and no space before punctuation left behind; at the
+    /// start of a line, the spaces after it go too (`cursor` moves past them).
+    fn delete(&mut self, chars: &[char], cursor: &mut usize) {
+        let out = &mut self.text;
+        let next = chars.get(*cursor).copied();
+        if out.ends_with(char::is_whitespace)
+            && next.is_none_or(|c| c.is_whitespace() || ",.;:!?)".contains(c))
         {
-            phrase = "a number of".to_owned();
+            let trimmed = out.trim_end_matches([' ', '\t']).len();
+            out.truncate(trimmed);
         }
-        // A possessive inside the span (`Todd Hollenbach's`) stays with the replacement.
-        let original: String = chars[replacement.start.min(chars.len())..cursor]
-            .iter()
-            .collect();
-        let original = original.trim_end();
-        if !replacement.bracketed
-            && (original.ends_with("'s") || original.ends_with("’s"))
-            && !phrase.ends_with("'s")
-            && !phrase.ends_with("’s")
+        if out.is_empty() || out.ends_with('\n') {
+            while chars.get(*cursor).is_some_and(|c| *c == ' ' || *c == '\t') {
+                *cursor += 1;
+            }
+        }
+        self.ranges.push(out.len()..out.len());
+    }
+
+    /// One article or preposition where the text so far and the phrase would give two: a
+    /// doubled preposition loses the phrase's, the phrase's own article (or a label's none)
+    /// replaces the text's, and after another determiner the phrase's article goes.
+    fn join_articles(&mut self, replacement: &Replacement, mut phrase: String) -> String {
+        let Some((start, end)) = previous_word(&self.text) else {
+            return phrase;
+        };
+        let before = self.text[start..end].to_owned();
+        let before_lower = before.to_lowercase();
+        let first = first_word(&phrase).to_lowercase();
+        let doubled_preposition =
+            PREPOSITIONS.contains(&before_lower.as_str()) && first == before_lower;
+        let phrase_article = ARTICLES.contains(&first.as_str());
+        if doubled_preposition {
+            phrase = without_first_word(&phrase).to_owned();
+        } else if ARTICLES.contains(&before_lower.as_str())
+            && (phrase_article || replacement.label && labels_a_name(replacement))
         {
-            phrase.push_str("'s");
+            // The replacement's own article wins (`the` + `a university` → `a university`:
+            // definiteness is the generalization's), and a label takes none.
+            let through_space = self.text.len();
+            self.touch_up(start..through_space, "");
+        } else if phrase_article
+            && (DETERMINERS.contains(&before_lower.as_str())
+                || after_determiner_and_modifier(&self.text, start))
+        {
+            // `his a university` → `his university`; `the former a state` → `the former state`.
+            phrase = without_first_word(&phrase).to_owned();
         }
-        if let Some((start, end)) = previous_word(&out) {
-            let before = out[start..end].to_owned();
-            let before_lower = before.to_lowercase();
-            let first = first_word(&phrase).to_lowercase();
-            let doubled_preposition =
-                PREPOSITIONS.contains(&before_lower.as_str()) && first == before_lower;
-            let phrase_article = ARTICLES.contains(&first.as_str());
-            if doubled_preposition {
-                phrase = without_first_word(&phrase).to_owned();
-            } else if ARTICLES.contains(&before_lower.as_str())
-                && (phrase_article || replacement.label && labels_a_name(replacement))
-            {
-                // The replacement's own article wins (`the` + `a university` → `a university`:
-                // definiteness is the generalization's), and a label takes none.
-                let through_space = out.len();
-                touch_up(&mut out, &mut ranges, start..through_space, "");
-            } else if phrase_article
-                && (DETERMINERS.contains(&before_lower.as_str())
-                    || after_determiner_and_modifier(&out, start))
-            {
-                // `his a university` → `his university`; `the former a state` → `the former state`.
-                phrase = without_first_word(&phrase).to_owned();
-            }
+        phrase
+    }
+
+    /// The word before the phrase agrees with it: `on` becomes `in` before a date coarser than a
+    /// day, and `a`/`an` follow the phrase's first sound.
+    fn agree_with_previous_word(&mut self, replacement: &Replacement, phrase: &str) {
+        let Some((start, end)) = previous_word(&self.text) else {
+            return;
+        };
+        let before = self.text[start..end].to_owned();
+        let before_lower = before.to_lowercase();
+        if replacement.entity_type == EntityType::Datetime
+            && before_lower == "on"
+            && coarser_than_day(phrase)
+        {
+            let with = same_case(&before, "in");
+            self.touch_up(start..end, &with);
+        } else if (before_lower == "a" || before_lower == "an") && !phrase.is_empty() {
+            let article = if takes_an(phrase) { "an" } else { "a" };
+            let with = same_case(&before, article);
+            self.touch_up(start..end, &with);
         }
-        if let Some((start, end)) = previous_word(&out) {
-            let before = out[start..end].to_owned();
-            let before_lower = before.to_lowercase();
-            if replacement.entity_type == EntityType::Datetime
-                && before_lower == "on"
-                && coarser_than_day(&phrase)
-            {
-                let with = same_case(&before, "in");
-                touch_up(&mut out, &mut ranges, start..end, &with);
-            } else if (before_lower == "a" || before_lower == "an") && !phrase.is_empty() {
-                let article = if takes_an(&phrase) { "an" } else { "a" };
-                let with = same_case(&before, article);
-                touch_up(&mut out, &mut ranges, start..end, &with);
-            }
-        }
-        if opens_sentence(&out) {
+    }
+
+    /// Writes the phrase (capitalised when it opens a sentence, in `[[…]]` when bracketed) and
+    /// records its range.
+    fn push(&mut self, replacement: &Replacement, mut phrase: String) {
+        if opens_sentence(&self.text) {
             phrase = capitalise(&phrase);
         }
         if replacement.bracketed {
-            out.push_str("[[");
+            self.text.push_str("[[");
         }
-        let from = out.len();
-        out.push_str(&phrase);
-        ranges.push(from..out.len());
+        let from = self.text.len();
+        self.text.push_str(&phrase);
+        self.ranges.push(from..self.text.len());
         if replacement.bracketed {
-            out.push_str("]]");
+            self.text.push_str("]]");
         }
     }
-    out.extend(chars.get(cursor..).unwrap_or(&[]));
-    // Byte ranges to character ranges.
-    let mut char_ranges = Vec::with_capacity(ranges.len());
-    let (mut byte, mut chars_before) = (0, 0);
-    for range in ranges {
-        chars_before += out[byte..range.start].chars().count();
-        byte = range.start;
-        let length = out[range.start..range.end].chars().count();
-        char_ranges.push(chars_before..chars_before + length);
+
+    /// The text, and its byte ranges as character ranges.
+    fn into_char_ranges(self) -> (String, Vec<std::ops::Range<usize>>) {
+        let Output { text, ranges } = self;
+        let mut char_ranges = Vec::with_capacity(ranges.len());
+        let (mut byte, mut chars_before) = (0, 0);
+        for range in ranges {
+            chars_before += text[byte..range.start].chars().count();
+            byte = range.start;
+            let length = text[range.start..range.end].chars().count();
+            char_ranges.push(chars_before..chars_before + length);
+        }
+        (text, char_ranges)
     }
-    (out, char_ranges)
 }
 
 #[cfg(test)]

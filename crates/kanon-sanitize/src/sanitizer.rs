@@ -225,114 +225,21 @@ impl<'m> Sanitizer<'m> {
             ..SanitizeStats::default()
         };
         validate_mentions(id, text, mentions)?;
-        let (mentions, merged) = merge_overlaps(mentions);
-        stats.merged_spans = merged;
-        let groups = group_mentions(text, &mentions);
-        let (mentions, groups, propagated) = propagate(text, mentions, groups);
-        let surfaces: Vec<String> = mentions
-            .iter()
-            .map(|mention| mention.span.slice(text).unwrap_or("").to_owned())
-            .collect();
-        let mut plans = Vec::with_capacity(groups.len());
-        for group in &groups {
-            plans.push(self.initial_plan(text, group, &mentions, &surfaces, &mut stats)?);
+        let entities = Entities::new(text, mentions, &mut stats);
+        let mut plans = Vec::with_capacity(entities.groups.len());
+        for group in &entities.groups {
+            plans.push(self.initial_plan(text, group, &entities, &mut stats)?);
         }
         if self.config.strategy == Strategy::Intact {
-            self.select_by_attack(text, &groups, &mentions, &surfaces, &mut plans, &mut stats)?;
+            self.select_by_attack(text, &entities, &mut plans, &mut stats)?;
         }
-        let mut group_of = vec![0; mentions.len()];
-        for (index, group) in groups.iter().enumerate() {
-            for &mention in &group.mentions {
-                group_of[mention] = index;
-            }
-        }
-        let (sanitized_text, ranges) = loop {
-            let shown = replacements(&groups, &mentions, &plans, None);
-            let (rendered, ranges) = render_with_ranges(text, &shown);
-            let leaking = leaking_groups(
-                text, &groups, &group_of, &mentions, &plans, &rendered, &ranges,
-            );
-            match leaking {
-                Err(()) => {
-                    return Err(Error::Leak {
-                        document: id.to_owned(),
-                    });
-                }
-                Ok(leaking) if leaking.is_empty() => break (rendered, ranges),
-                Ok(leaking) => {
-                    // Fail closed: the entity whose replacement carries a masked string gets its
-                    // label instead.
-                    for index in leaking {
-                        stats.caught_leaks += 1;
-                        let plan = &mut plans[index];
-                        plan.replacement = groups[index].label();
-                        plan.choice = None;
-                        plan.reason = Reason::NoCandidates;
-                    }
-                }
-            }
-        };
-        let rendered: Vec<char> = sanitized_text.chars().collect();
-        let mut edits = Vec::with_capacity(mentions.len());
-        // `replacements` lists mentions by start, as `mentions` are: one range per mention.
-        for (index, mention) in mentions.iter().enumerate() {
-            let group = &groups[group_of[index]];
-            let plan = &plans[group_of[index]];
-            stats.spans += 1;
-            stats.propagated_spans += u64::from(propagated[index]);
-            match plan.reason {
-                Reason::Suppressed
-                | Reason::Placeholder
-                | Reason::Label
-                | Reason::NumberedLabel
-                | Reason::Substituted => stats.masked_spans += 1,
-                Reason::DirectIdentifier => stats.direct_spans += 1,
-                Reason::AllGuessed => stats.all_guessed_spans += 1,
-                Reason::NoCandidates => stats.no_candidate_spans += 1,
-                Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed => {
-                    if let Some(choice) = plan.choice {
-                        stats.count_choice(choice - 1);
-                    }
-                }
-            }
-            let range = ranges[index].clone();
-            edits.push(Edit {
-                start: mention.span.start,
-                end: mention.span.end,
-                original_type: mention.entity_type,
-                entity: group.label(),
-                replacement: rendered[range].iter().collect(),
-                choice: plan.choice,
-                reason: plan.reason,
-                propagated: propagated[index],
-            });
-        }
-        stats.entities = groups.len() as u64;
+        let (sanitized_text, ranges) =
+            render_without_leaks(id, text, &entities, &mut plans, &mut stats)?;
+        let edits = entities.edits(&plans, &sanitized_text, &ranges, &mut stats);
+        stats.entities = entities.groups.len() as u64;
         let audit = AuditDocument {
             id: id.to_owned(),
-            entities: groups
-                .iter()
-                .zip(plans)
-                .map(|(group, plan)| AuditEntity {
-                    entity: group.label(),
-                    entity_type: group.entity_type,
-                    mentions: group
-                        .mentions
-                        .iter()
-                        .map(|&index| AuditMention {
-                            start: mentions[index].span.start,
-                            end: mentions[index].span.end,
-                            text: surfaces[index].clone(),
-                            propagated: propagated[index],
-                        })
-                        .collect(),
-                    candidates: plan.proposed,
-                    attacks: plan.attacks,
-                    replacement: plan.replacement,
-                    choice: plan.choice,
-                    reason: plan.reason,
-                })
-                .collect(),
+            entities: entities.audit(plans),
         };
         Ok(Sanitized {
             document: SanitizedDocument {
@@ -361,8 +268,7 @@ impl<'m> Sanitizer<'m> {
         &self,
         text: &str,
         group: &EntityGroup,
-        mentions: &[Mention],
-        surfaces: &[String],
+        entities: &Entities,
         stats: &mut SanitizeStats,
     ) -> Result<Plan> {
         let plan = match self.config.strategy {
@@ -379,7 +285,7 @@ impl<'m> Sanitizer<'m> {
                             .into(),
                     )
                 })?;
-                let surface = &surfaces[group.mentions[0]];
+                let surface = &entities.surfaces[group.mentions[0]];
                 // Seeded by the text and the entity, so a document is substituted the same way
                 // in every run and whatever its neighbours.
                 let mut hasher = rustc_hash::FxHasher::default();
@@ -398,8 +304,7 @@ impl<'m> Sanitizer<'m> {
                         Reason::DirectIdentifier,
                     ));
                 }
-                let (candidates, proposed) =
-                    self.candidates(text, group, mentions, surfaces, stats)?;
+                let (candidates, proposed) = self.candidates(text, group, entities, stats)?;
                 let (Some(first), Some(last)) = (candidates.first(), candidates.last()) else {
                     let mut plan = Plan::fixed(group.label(), Reason::NoCandidates);
                     plan.proposed = proposed;
@@ -434,10 +339,10 @@ impl<'m> Sanitizer<'m> {
         &self,
         text: &str,
         group: &EntityGroup,
-        mentions: &[Mention],
-        surfaces: &[String],
+        entities: &Entities,
         stats: &mut SanitizeStats,
     ) -> Result<(Vec<String>, Vec<AuditCandidate>)> {
+        let surfaces = &entities.surfaces;
         let representative =
             match self.config.representative {
                 Representative::First => group.mentions.first().copied(),
@@ -464,71 +369,104 @@ impl<'m> Sanitizer<'m> {
                     .collect()
             }
             None => {
-                let sources = self.config.candidate_sources;
-                let span = mentions[representative].span;
-                // `a city in Norway` cannot stand where the span is a modifier (`an Oslo suburb`);
-                // a demonym's rungs are adjectives, which can.
-                let noun_phrase_misfits =
-                    group.entity_type != EntityType::Dem && used_as_modifier(text, span.end);
-                let mut proposed: Vec<(String, CandidateSource)> =
-                    if sources == CandidateSources::Model || noun_phrase_misfits {
-                        Vec::new()
-                    } else {
-                        crate::ontology::kg_candidates(group.entity_type, surface)
-                            .into_iter()
-                            .map(|rung| (rung, CandidateSource::KnowledgeGraph))
-                            .collect()
-                    };
-                if !proposed.is_empty() {
-                    stats.kg_entities += 1;
-                }
-                // The hierarchies alone when they answer and no model is given.
-                let ask_model = sources != CandidateSources::KnowledgeGraph
-                    && (self.model.is_some() || proposed.is_empty());
-                if ask_model {
-                    let messages = match self.config.generation_prompt {
-                        GenerationPrompt::Paper => {
-                            let (sentence, at) =
-                                prompt::sentence_around_marked(text, span.start, span.end, 400);
-                            prompt::paper_generation_messages(
-                                self.config.candidates,
-                                &sentence,
-                                at,
-                                surface,
-                            )
-                        }
-                        GenerationPrompt::OneShotExample => {
-                            let sentence = prompt::sentence_around(text, span.start, span.end, 400);
-                            prompt::generalization_messages(
-                                group.entity_type,
-                                self.config.candidates,
-                                &sentence,
-                                surface,
-                            )
-                        }
-                    };
-                    let answer = self.ask(messages, group.entity_type)?;
-                    stats.generation_calls += 1;
-                    // Parse a few more than needed: some will be filtered out below.
-                    let parsed =
-                        parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
-                    proposed.extend(
-                        parsed
-                            .into_iter()
-                            .map(|candidate| (candidate, CandidateSource::Model)),
-                    );
-                }
-                proposed
+                let span = entities.mentions[representative].span;
+                self.proposals(text, group.entity_type, span, surface, stats)?
             }
         };
-        let masked = MaskedStrings::new(group, mentions, surfaces, source_of_all);
+        let masked = MaskedStrings::new(group, &entities.mentions, surfaces, source_of_all);
+        Ok(self.keep_candidates(text, group.entity_type, &masked, proposed, stats))
+    }
+
+    /// Candidates for a span no date rule parses: kanon's hierarchies' rungs, then the model's
+    /// generalizations (unless the config names one source alone, or the hierarchies answer and
+    /// no model is given).
+    fn proposals(
+        &self,
+        text: &str,
+        entity_type: EntityType,
+        span: kanon_core::Span,
+        surface: &str,
+        stats: &mut SanitizeStats,
+    ) -> Result<Vec<(String, CandidateSource)>> {
+        let sources = self.config.candidate_sources;
+        // `a city in Norway` cannot stand where the span is a modifier (`an Oslo suburb`);
+        // a demonym's rungs are adjectives, which can.
+        let noun_phrase_misfits =
+            entity_type != EntityType::Dem && used_as_modifier(text, span.end);
+        let mut proposed: Vec<(String, CandidateSource)> =
+            if sources == CandidateSources::Model || noun_phrase_misfits {
+                Vec::new()
+            } else {
+                crate::ontology::kg_candidates(entity_type, surface)
+                    .into_iter()
+                    .map(|rung| (rung, CandidateSource::KnowledgeGraph))
+                    .collect()
+            };
+        if !proposed.is_empty() {
+            stats.kg_entities += 1;
+        }
+        // The hierarchies alone when they answer and no model is given.
+        let ask_model = sources != CandidateSources::KnowledgeGraph
+            && (self.model.is_some() || proposed.is_empty());
+        if ask_model {
+            let messages = self.generation_messages(text, entity_type, span, surface);
+            let answer = self.ask(messages, entity_type)?;
+            stats.generation_calls += 1;
+            // Parse a few more than needed: some will be filtered out below.
+            let parsed = parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
+            proposed.extend(
+                parsed
+                    .into_iter()
+                    .map(|candidate| (candidate, CandidateSource::Model)),
+            );
+        }
+        Ok(proposed)
+    }
+
+    /// The request for generalizations of `surface`, the span at `span` of `text`, in the
+    /// config's prompt.
+    fn generation_messages(
+        &self,
+        text: &str,
+        entity_type: EntityType,
+        span: kanon_core::Span,
+        surface: &str,
+    ) -> Vec<Message> {
+        match self.config.generation_prompt {
+            GenerationPrompt::Paper => {
+                let (sentence, at) =
+                    prompt::sentence_around_marked(text, span.start, span.end, 400);
+                prompt::paper_generation_messages(self.config.candidates, &sentence, at, surface)
+            }
+            GenerationPrompt::OneShotExample => {
+                let sentence = prompt::sentence_around(text, span.start, span.end, 400);
+                prompt::generalization_messages(
+                    entity_type,
+                    self.config.candidates,
+                    &sentence,
+                    surface,
+                )
+            }
+        }
+    }
+
+    /// Filters the proposed candidates in order: the kept ones (articles lower-cased, at most
+    /// the config's number), and every proposed one with why it was rejected, for the audit.
+    fn keep_candidates(
+        &self,
+        text: &str,
+        entity_type: EntityType,
+        masked: &MaskedStrings,
+        proposed: Vec<(String, CandidateSource)>,
+        stats: &mut SanitizeStats,
+    ) -> (Vec<String>, Vec<AuditCandidate>) {
         let mut kept: Vec<String> = Vec::new();
         let mut audit = Vec::with_capacity(proposed.len());
         for (candidate, source) in proposed {
             let rejected = if masked.revealed_by(&candidate) {
                 Some(Rejection::RevealsOriginal)
             } else if source == CandidateSource::Model
-                && prompt::copies_example(group.entity_type, &candidate)
+                && prompt::copies_example(entity_type, &candidate)
             {
                 Some(Rejection::CopiesExample)
             } else if source == CandidateSource::Model
@@ -563,7 +501,7 @@ impl<'m> Sanitizer<'m> {
                 rejected,
             });
         }
-        Ok((kept, audit))
+        (kept, audit)
     }
 
     fn limits(&self, max_items: usize) -> PhraseLimits {
@@ -612,12 +550,13 @@ impl<'m> Sanitizer<'m> {
     fn select_by_attack(
         &self,
         text: &str,
-        groups: &[EntityGroup],
-        mentions: &[Mention],
-        surfaces: &[String],
+        entities: &Entities,
         plans: &mut [Plan],
         stats: &mut SanitizeStats,
     ) -> Result<()> {
+        let Entities {
+            groups, surfaces, ..
+        } = entities;
         let quoted = prompt::quote_data(text);
         let match_config = MatchConfig {
             ngram_match: self.config.ngram_match,
@@ -638,56 +577,21 @@ impl<'m> Sanitizer<'m> {
             let mut attacks = Vec::new();
             let mut chosen = None;
             for (rank, candidate) in candidates.iter().enumerate() {
-                let shown = replacements(groups, mentions, plans, Some((index, candidate)));
+                let shown = entities.replacements(plans, Some((index, candidate)));
                 let document = prompt::attack_window(
                     &render(&quoted, &shown),
                     self.config.attack_context_chars,
                 );
-                let messages = match self.config.attack_prompt {
-                    AttackPrompt::Paper => {
-                        prompt::paper_attack_messages(self.config.attacker_guesses, &document)
-                    }
-                    AttackPrompt::ZeroShot => {
-                        prompt::attack_messages(self.config.attacker_guesses, &document)
-                    }
-                };
-                let answer = self.attack(messages, group.entity_type)?;
-                stats.attack_calls += 1;
-                let parsed = parse_guesses(&answer, &self.limits(self.config.attacker_guesses));
-                let strict = self.config.guess_filter == GuessFilter::Strict;
-                let guesses: Vec<AuditGuess> = parsed
-                    .into_iter()
-                    .map(|guess| {
-                        let filtered = strict && guess.strict_drop;
-                        let matched = if filtered {
-                            None
-                        } else {
-                            originals.iter().find_map(|original| {
-                                guess_matches(
-                                    original,
-                                    &guess.text,
-                                    group.entity_type,
-                                    candidate,
-                                    &match_config,
-                                )
-                            })
-                        };
-                        AuditGuess {
-                            text: guess.text,
-                            matched,
-                            filtered,
-                        }
-                    })
-                    .collect();
-                // Fail closed: a guess the strict filter dropped counts as a recovery.
-                let recovered = guesses
-                    .iter()
-                    .any(|guess| guess.matched.is_some() || guess.filtered);
-                attacks.push(AuditAttack {
-                    candidate: candidate.clone(),
-                    guesses,
-                    recovered,
-                });
+                let attack = self.attack_candidate(
+                    &document,
+                    group.entity_type,
+                    &originals,
+                    candidate,
+                    &match_config,
+                    stats,
+                )?;
+                let recovered = attack.recovered;
+                attacks.push(attack);
                 if !recovered {
                     chosen = Some(rank);
                     break;
@@ -710,6 +614,59 @@ impl<'m> Sanitizer<'m> {
             }
         }
         Ok(())
+    }
+
+    /// Attacks one candidate of an entity whose mentions read `originals`: the attacker guesses
+    /// from `document` (the sanitized text with the candidate in `[[…]]`), and each guess is
+    /// matched against the originals.
+    fn attack_candidate(
+        &self,
+        document: &str,
+        entity_type: EntityType,
+        originals: &[&str],
+        candidate: &str,
+        match_config: &MatchConfig,
+        stats: &mut SanitizeStats,
+    ) -> Result<AuditAttack> {
+        let messages = match self.config.attack_prompt {
+            AttackPrompt::Paper => {
+                prompt::paper_attack_messages(self.config.attacker_guesses, document)
+            }
+            AttackPrompt::ZeroShot => {
+                prompt::attack_messages(self.config.attacker_guesses, document)
+            }
+        };
+        let answer = self.attack(messages, entity_type)?;
+        stats.attack_calls += 1;
+        let parsed = parse_guesses(&answer, &self.limits(self.config.attacker_guesses));
+        let strict = self.config.guess_filter == GuessFilter::Strict;
+        let guesses: Vec<AuditGuess> = parsed
+            .into_iter()
+            .map(|guess| {
+                let filtered = strict && guess.strict_drop;
+                let matched = if filtered {
+                    None
+                } else {
+                    originals.iter().find_map(|original| {
+                        guess_matches(original, &guess.text, entity_type, candidate, match_config)
+                    })
+                };
+                AuditGuess {
+                    text: guess.text,
+                    matched,
+                    filtered,
+                }
+            })
+            .collect();
+        // Fail closed: a guess the strict filter dropped counts as a recovery.
+        let recovered = guesses
+            .iter()
+            .any(|guess| guess.matched.is_some() || guess.filtered);
+        Ok(AuditAttack {
+            candidate: candidate.to_owned(),
+            guesses,
+            recovered,
+        })
     }
 }
 
@@ -802,13 +759,17 @@ fn distinctive_words(surface: &str) -> impl Iterator<Item = &str> {
 /// replacement carries one (a date rung naming a masked date is allowed).
 fn leaking_groups(
     text: &str,
-    groups: &[EntityGroup],
-    group_of: &[usize],
-    mentions: &[Mention],
+    entities: &Entities,
     plans: &[Plan],
     rendered: &str,
     ranges: &[std::ops::Range<usize>],
 ) -> std::result::Result<Vec<usize>, ()> {
+    let Entities {
+        mentions,
+        groups,
+        group_of,
+        ..
+    } = entities;
     let mut leaking = Vec::new();
     for survivor in surviving_masked_strings(text, mentions, rendered, ranges) {
         if !survivor.in_replacement {
@@ -878,37 +839,187 @@ fn validate_mentions(id: &str, text: &str, mentions: &[Mention]) -> Result<()> {
     Ok(())
 }
 
-/// Every mention's current replacement; `attacked` puts a candidate of one entity in `[[…]]`.
-fn replacements(
-    groups: &[EntityGroup],
-    mentions: &[Mention],
-    plans: &[Plan],
-    attacked: Option<(usize, &String)>,
-) -> Vec<Replacement> {
-    let mut replacements: Vec<Replacement> = Vec::with_capacity(mentions.len());
-    for (index, (group, plan)) in groups.iter().zip(plans).enumerate() {
-        let (text, bracketed, label) = match attacked {
-            Some((attacked, candidate)) if attacked == index => (candidate.clone(), true, false),
-            _ => (
-                plan.replacement.clone(),
-                false,
-                !plan.shows_a_candidate() && !plan.replacement.is_empty(),
-            ),
-        };
-        // A generalizing strategy fell back to the label: the renderer may word it for prose.
-        let fallback = matches!(plan.reason, Reason::AllGuessed | Reason::NoCandidates);
-        for &mention in &group.mentions {
-            replacements.push(Replacement {
-                start: mentions[mention].span.start,
-                end: mentions[mention].span.end,
-                entity_type: group.entity_type,
-                text: text.clone(),
-                bracketed,
-                label,
-                fallback: fallback && !bracketed,
-            });
+/// Renders the plans' replacements into `text` until no masked string survives in it: an entity
+/// whose candidate carries one falls back to its label (fail closed) and the text is rendered
+/// again. A masked string outside every replacement is an [`Error::Leak`]. Returns the text and
+/// where each mention's replacement stands in it.
+fn render_without_leaks(
+    id: &str,
+    text: &str,
+    entities: &Entities,
+    plans: &mut [Plan],
+    stats: &mut SanitizeStats,
+) -> Result<(String, Vec<std::ops::Range<usize>>)> {
+    loop {
+        let shown = entities.replacements(plans, None);
+        let (rendered, ranges) = render_with_ranges(text, &shown);
+        match leaking_groups(text, entities, plans, &rendered, &ranges) {
+            Err(()) => {
+                return Err(Error::Leak {
+                    document: id.to_owned(),
+                });
+            }
+            Ok(leaking) if leaking.is_empty() => return Ok((rendered, ranges)),
+            Ok(leaking) => {
+                // Fail closed: the entity whose replacement carries a masked string gets its
+                // label instead.
+                for index in leaking {
+                    stats.caught_leaks += 1;
+                    let plan = &mut plans[index];
+                    plan.replacement = entities.groups[index].label();
+                    plan.choice = None;
+                    plan.reason = Reason::NoCandidates;
+                }
+            }
         }
     }
-    replacements.sort_by_key(|replacement| replacement.start);
-    replacements
+}
+
+/// A document's mentions after overlaps are merged and repeats propagated, grouped into
+/// entities. Mentions are sorted by start.
+struct Entities {
+    mentions: Vec<Mention>,
+    /// Each mention's text.
+    surfaces: Vec<String>,
+    /// Whether each mention is a propagated repeat rather than a given span.
+    propagated: Vec<bool>,
+    /// In order of first mention.
+    groups: Vec<EntityGroup>,
+    /// Each mention's index in `groups`.
+    group_of: Vec<usize>,
+}
+
+impl Entities {
+    /// Merges overlapping `mentions` (counted in `stats`), groups them and masks every further
+    /// occurrence of a mention's text or surface form.
+    fn new(text: &str, mentions: &[Mention], stats: &mut SanitizeStats) -> Self {
+        let (mentions, merged) = merge_overlaps(mentions);
+        stats.merged_spans = merged;
+        let groups = group_mentions(text, &mentions);
+        let (mentions, groups, propagated) = propagate(text, mentions, groups);
+        let surfaces: Vec<String> = mentions
+            .iter()
+            .map(|mention| mention.span.slice(text).unwrap_or("").to_owned())
+            .collect();
+        let mut group_of = vec![0; mentions.len()];
+        for (index, group) in groups.iter().enumerate() {
+            for &mention in &group.mentions {
+                group_of[mention] = index;
+            }
+        }
+        Entities {
+            mentions,
+            surfaces,
+            propagated,
+            groups,
+            group_of,
+        }
+    }
+
+    /// Every mention's current replacement; `attacked` puts a candidate of one entity in `[[…]]`.
+    fn replacements(&self, plans: &[Plan], attacked: Option<(usize, &String)>) -> Vec<Replacement> {
+        let mut replacements: Vec<Replacement> = Vec::with_capacity(self.mentions.len());
+        for (index, (group, plan)) in self.groups.iter().zip(plans).enumerate() {
+            let (text, bracketed, label) = match attacked {
+                Some((attacked, candidate)) if attacked == index => {
+                    (candidate.clone(), true, false)
+                }
+                _ => (
+                    plan.replacement.clone(),
+                    false,
+                    !plan.shows_a_candidate() && !plan.replacement.is_empty(),
+                ),
+            };
+            // A generalizing strategy fell back to the label: the renderer may word it for prose.
+            let fallback = matches!(plan.reason, Reason::AllGuessed | Reason::NoCandidates);
+            for &mention in &group.mentions {
+                replacements.push(Replacement {
+                    start: self.mentions[mention].span.start,
+                    end: self.mentions[mention].span.end,
+                    entity_type: group.entity_type,
+                    text: text.clone(),
+                    bracketed,
+                    label,
+                    fallback: fallback && !bracketed,
+                });
+            }
+        }
+        replacements.sort_by_key(|replacement| replacement.start);
+        replacements
+    }
+
+    /// One edit per mention, its replacement read from the rendered text at its range; counts
+    /// the spans in `stats` by how they were replaced.
+    fn edits(
+        &self,
+        plans: &[Plan],
+        sanitized_text: &str,
+        ranges: &[std::ops::Range<usize>],
+        stats: &mut SanitizeStats,
+    ) -> Vec<Edit> {
+        let rendered: Vec<char> = sanitized_text.chars().collect();
+        let mut edits = Vec::with_capacity(self.mentions.len());
+        // `replacements` lists mentions by start, as `mentions` are: one range per mention.
+        for (index, mention) in self.mentions.iter().enumerate() {
+            let group = &self.groups[self.group_of[index]];
+            let plan = &plans[self.group_of[index]];
+            stats.spans += 1;
+            stats.propagated_spans += u64::from(self.propagated[index]);
+            match plan.reason {
+                Reason::Suppressed
+                | Reason::Placeholder
+                | Reason::Label
+                | Reason::NumberedLabel
+                | Reason::Substituted => stats.masked_spans += 1,
+                Reason::DirectIdentifier => stats.direct_spans += 1,
+                Reason::AllGuessed => stats.all_guessed_spans += 1,
+                Reason::NoCandidates => stats.no_candidate_spans += 1,
+                Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed => {
+                    if let Some(choice) = plan.choice {
+                        stats.count_choice(choice - 1);
+                    }
+                }
+            }
+            let range = ranges[index].clone();
+            edits.push(Edit {
+                start: mention.span.start,
+                end: mention.span.end,
+                original_type: mention.entity_type,
+                entity: group.label(),
+                replacement: rendered[range].iter().collect(),
+                choice: plan.choice,
+                reason: plan.reason,
+                propagated: self.propagated[index],
+            });
+        }
+        edits
+    }
+
+    /// Each entity's audit: its mentions as they stood, and its plan's candidates, attacks and
+    /// decision.
+    fn audit(&self, plans: Vec<Plan>) -> Vec<AuditEntity> {
+        self.groups
+            .iter()
+            .zip(plans)
+            .map(|(group, plan)| AuditEntity {
+                entity: group.label(),
+                entity_type: group.entity_type,
+                mentions: group
+                    .mentions
+                    .iter()
+                    .map(|&index| AuditMention {
+                        start: self.mentions[index].span.start,
+                        end: self.mentions[index].span.end,
+                        text: self.surfaces[index].clone(),
+                        propagated: self.propagated[index],
+                    })
+                    .collect(),
+                candidates: plan.proposed,
+                attacks: plan.attacks,
+                replacement: plan.replacement,
+                choice: plan.choice,
+                reason: plan.reason,
+            })
+            .collect()
+    }
 }
