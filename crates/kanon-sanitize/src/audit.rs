@@ -45,8 +45,11 @@ pub enum Rejection {
 /// One proposed candidate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditCandidate {
+    /// The candidate as proposed (before its leading article is lower-cased).
     pub text: String,
+    /// Where it came from.
     pub source: CandidateSource,
+    /// Why it was not kept; `None`: kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected: Option<Rejection>,
 }
@@ -54,7 +57,9 @@ pub struct AuditCandidate {
 /// One guess of the attacker and the rule by which it recovered the original, if it did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditGuess {
+    /// The guess as parsed from the attacker's answer.
     pub text: String,
+    /// The rule by which it matched an original; `None`: it recovered nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched: Option<MatchRule>,
     /// Too long or worded like an instruction: under the strict guess filter it counted as a
@@ -66,7 +71,9 @@ pub struct AuditGuess {
 /// The attack on one candidate: the guesses parsed from the attacker's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditAttack {
+    /// The candidate the attacker saw in `[[…]]`.
     pub candidate: String,
+    /// The attacker's guesses, in the order given.
     pub guesses: Vec<AuditGuess>,
     /// Whether a guess recovered the original (the candidate was then not used).
     pub recovered: bool,
@@ -75,8 +82,11 @@ pub struct AuditAttack {
 /// One mention as it stood in the original.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditMention {
+    /// First character of the mention in the original text.
     pub start: usize,
+    /// One past its last character.
     pub end: usize,
+    /// The mention's text in the original.
     pub text: String,
     /// Not among the given spans: a repeat of a masked mention's text or surface form.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -88,24 +98,33 @@ pub struct AuditMention {
 pub struct AuditEntity {
     /// `ORG 2`, as in the shareable edits.
     pub entity: String,
+    /// The type of most of its mentions; it decides the path (labels for PERSON and CODE, the
+    /// ladder for dates).
     #[serde(rename = "type")]
     pub entity_type: EntityType,
+    /// Its mentions in document order, propagated repeats included.
     pub mentions: Vec<AuditMention>,
     /// Proposed candidates in the order proposed, kept ones most specific first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<AuditCandidate>,
+    /// INTACT's attacks, one per candidate tried, until one was not recovered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attacks: Vec<AuditAttack>,
     /// The replacement before rendering (articles and capitals are the renderer's).
     pub replacement: String,
+    /// 1-based rank of the chosen candidate among the kept ones; `None` for a label, a deletion
+    /// or a substitute.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<usize>,
+    /// Why the entity got its replacement.
     pub reason: Reason,
 }
 
 /// The audit of one document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditDocument {
+    /// The document's id, as in the input.
     pub id: String,
+    /// Its entities in order of first mention.
     pub entities: Vec<AuditEntity>,
 }

@@ -142,7 +142,10 @@ pub enum NgramMatch {
     AnyShared,
     /// kanon's variant: the Dice coefficient of their 4-gram sets reaches `threshold`
     /// (`Gujarati` ~ `Gujarat` at 0.6).
-    Dice { threshold: f32 },
+    Dice {
+        /// The least Dice coefficient that matches, in (0, 1].
+        threshold: f32,
+    },
 }
 
 /// Every knob of the sanitizer. Missing fields take their defaults, unknown fields are errors, so
@@ -150,6 +153,7 @@ pub enum NgramMatch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SanitizerConfig {
+    /// How spans are replaced (default: INTACT).
     pub strategy: Strategy,
     /// What PERSON and CODE spans become under the generalizing strategies.
     pub direct_style: DirectStyle,
@@ -216,6 +220,7 @@ impl Default for SanitizerConfig {
 }
 
 impl SanitizerConfig {
+    /// A builder starting from the defaults (INTACT's settings).
     pub fn builder() -> SanitizerConfigBuilder {
         SanitizerConfigBuilder {
             config: SanitizerConfig::default(),
@@ -277,70 +282,87 @@ pub struct SanitizerConfigBuilder {
 }
 
 impl SanitizerConfigBuilder {
+    /// How spans are replaced.
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.config.strategy = strategy;
         self
     }
+    /// What PERSON and CODE spans become under the generalizing strategies.
     pub fn direct_style(mut self, style: DirectStyle) -> Self {
         self.config.direct_style = style;
         self
     }
+    /// The placeholder text (one line; default `***`).
     pub fn placeholder(mut self, placeholder: impl Into<String>) -> Self {
         self.config.placeholder = placeholder.into();
         self
     }
+    /// Generalizations asked per entity, and date rungs kept: 1 to 10.
     pub fn candidates(mut self, candidates: usize) -> Self {
         self.config.candidates = candidates;
         self
     }
+    /// Guesses asked of the attacker per candidate: 1 to 10.
     pub fn attacker_guesses(mut self, guesses: usize) -> Self {
         self.config.attacker_guesses = guesses;
         self
     }
+    /// Sampling temperature of every model call: 0 (greedy) to 2.
     pub fn temperature(mut self, temperature: f32) -> Self {
         self.config.temperature = temperature;
         self
     }
+    /// Seed of every model call (and of `substitute`'s draws).
     pub fn seed(mut self, seed: u64) -> Self {
         self.config.seed = seed;
         self
     }
+    /// Token budget of one model answer: at least 1.
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.config.max_tokens = max_tokens;
         self
     }
+    /// Longest candidate or guess kept, in characters: at least 3.
     pub fn max_phrase_chars(mut self, chars: usize) -> Self {
         self.config.max_phrase_chars = chars;
         self
     }
+    /// Most words a candidate or guess may have: at least 1.
     pub fn max_phrase_words(mut self, words: usize) -> Self {
         self.config.max_phrase_words = words;
         self
     }
+    /// Whether words the candidate shows stop counting when the attacker repeats them.
     pub fn ignore_candidate_words(mut self, ignore: bool) -> Self {
         self.config.ignore_candidate_words = ignore;
         self
     }
+    /// When words of a named entity match by spelling (a Dice threshold in (0, 1]).
     pub fn ngram_match(mut self, rule: NgramMatch) -> Self {
         self.config.ngram_match = rule;
         self
     }
+    /// Where generalizations come from.
     pub fn candidate_sources(mut self, sources: CandidateSources) -> Self {
         self.config.candidate_sources = sources;
         self
     }
+    /// How generalizations are asked for.
     pub fn generation_prompt(mut self, prompt: GenerationPrompt) -> Self {
         self.config.generation_prompt = prompt;
         self
     }
+    /// How the attacker is asked.
     pub fn attack_prompt(mut self, prompt: AttackPrompt) -> Self {
         self.config.attack_prompt = prompt;
         self
     }
+    /// Which mention of an entity the generalizations are asked for.
     pub fn representative(mut self, representative: Representative) -> Self {
         self.config.representative = representative;
         self
     }
+    /// Which of the attacker's answer lines count as guesses.
     pub fn guess_filter(mut self, filter: GuessFilter) -> Self {
         self.config.guess_filter = filter;
         self
@@ -361,10 +383,12 @@ impl SanitizerConfigBuilder {
         self.config.ngram_match = NgramMatch::Dice { threshold: 0.6 };
         self
     }
+    /// Characters of the document the attacker sees around the entity's first mention (0: all).
     pub fn attack_context_chars(mut self, chars: usize) -> Self {
         self.config.attack_context_chars = chars;
         self
     }
+    /// The config, or [`Error::Config`] naming the first value out of range.
     pub fn build(self) -> Result<SanitizerConfig> {
         self.config.validate()?;
         Ok(self.config)

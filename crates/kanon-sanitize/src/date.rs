@@ -10,23 +10,36 @@ use kanon_kg::date::{MONTHS, ordinal};
 /// them out (`5 August`, `August`, `summer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DateValue {
+    /// `5 August 2003`; `month` 1–12, `day` 1–31.
     Day {
+        /// `None` where the text names none (`5 August`).
         year: Option<i32>,
+        /// 1 for January.
         month: u32,
+        /// Of the month, from 1.
         day: u32,
     },
+    /// `August 2003`.
     Month {
+        /// `None` where the text names none (`August`).
         year: Option<i32>,
+        /// 1 for January.
         month: u32,
     },
+    /// `summer 2003`.
     Season {
+        /// `None` where the text names none (`summer`).
         year: Option<i32>,
+        /// Which season.
         season: Season,
     },
+    /// `2003`.
     Year(i32),
     /// The early (…0–3), mid (…4–6) or late (…7–9) part of a decade; `decade` is its first year.
     DecadePart {
+        /// Its first year: 1990 for the 1990s.
         decade: i32,
+        /// Which part.
         part: DecadePart,
     },
     /// `decade` is its first year: 1990 for the 1990s.
@@ -35,25 +48,38 @@ pub enum DateValue {
     Century(i32),
 }
 
+/// A season of a year (`summer 2003`); a month falls in its northern-hemisphere season
+/// (March–May spring, December–February winter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Season {
+    /// `winter`.
     Winter,
+    /// `spring`.
     Spring,
+    /// `summer`.
     Summer,
+    /// `autumn` or `fall`.
     Autumn,
 }
 
+/// A third of a decade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecadePart {
+    /// Years …0–3.
     Early,
+    /// Years …4–6.
     Mid,
+    /// Years …7–9.
     Late,
 }
 
 /// A parsed date span: its value and the preposition it was written with (`on 5 August 2003`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedDate {
+    /// The preposition before the date (`on`), as written; kept in front of every rung, `on`
+    /// becoming `in` (only days take `on`).
     pub preposition: Option<String>,
+    /// The date as precise as it was written.
     pub value: DateValue,
 }
 

@@ -38,8 +38,11 @@ pub enum Reason {
 /// Offsets are characters of the original text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edit {
+    /// First character of the span in the original text.
     pub start: usize,
+    /// One past its last character.
     pub end: usize,
+    /// The span's type as detected (or given); its entity's type may differ.
     pub original_type: EntityType,
     /// The entity the span belongs to in this document (`ORG 2`); its mentions share one
     /// replacement.
@@ -50,6 +53,7 @@ pub struct Edit {
     /// 1-based rank of the chosen candidate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<usize>,
+    /// Why the span got its replacement.
     pub reason: Reason,
     /// Not among the given spans: a repeat of a masked mention's text, or of another surface
     /// form of its entity (a surname alone), masked with the entity.
@@ -60,7 +64,10 @@ pub struct Edit {
 /// A sanitized document: `{"id","text","edits"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SanitizedDocument {
+    /// The document's id, as in the input.
     pub id: String,
+    /// The sanitized text.
     pub text: String,
+    /// One edit per replaced span, in the order of the spans in the original.
     pub edits: Vec<Edit>,
 }

@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 /// A span to sanitize.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mention {
+    /// Character offsets into the document's text.
     #[serde(flatten)]
     pub span: Span,
+    /// The detected (or annotated) type; it decides the replacement's path.
     #[serde(rename = "type")]
     pub entity_type: EntityType,
     /// Mentions with the same id are one entity (TAB's `entity_id`); `None`: decided by similarity.
@@ -20,6 +22,7 @@ pub struct Mention {
 }
 
 impl Mention {
+    /// The characters `start..end` of the text, grouped with others by similarity.
     pub fn new(start: usize, end: usize, entity_type: EntityType) -> Self {
         Mention {
             span: Span::new(start, end),
@@ -28,6 +31,7 @@ impl Mention {
         }
     }
 
+    /// Puts the mention in the entity `entity_id`, with every mention that has the same id.
     pub fn with_entity_id(mut self, entity_id: impl Into<String>) -> Self {
         self.entity_id = Some(entity_id.into());
         self

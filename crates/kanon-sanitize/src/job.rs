@@ -33,7 +33,10 @@ use crate::summary::SanitizeSummary;
 pub enum SpanSource {
     /// A spans file (`kanon detect`'s output): `{"id","spans":[{"start","end","type",…}]}`; a
     /// span without a type is MISC.
-    File { path: PathBuf },
+    File {
+        /// The spans JSONL.
+        path: PathBuf,
+    },
     /// The DIRECT and QUASI mentions of the TAB-schema documents, all annotators united, their
     /// entities linked ([`kanon_core::tab::TabDocument::masked_mentions`]).
     Gold,
@@ -45,6 +48,7 @@ pub enum SpanSource {
 pub struct SanitizeJob {
     /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
     pub docs: PathBuf,
+    /// Where the spans to replace come from.
     pub spans: SpanSource,
     /// Output JSONL `{"id","text","edits"}`: the shareable file.
     pub out: PathBuf,
@@ -62,6 +66,7 @@ pub struct SanitizeJob {
     /// Only the first N documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// How spans are replaced, and every knob of the sanitizer.
     #[serde(default)]
     pub sanitizer: SanitizerConfig,
     /// The language model that proposes generalizations, opened only when the strategy
@@ -72,6 +77,8 @@ pub struct SanitizeJob {
     /// HTTP beside the embedded generator, or the reverse).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attacker_llm: Option<LlmConfig>,
+    /// Where model answers are kept, keyed by request: a rerun asks the model nothing it was
+    /// asked before.
     #[serde(default)]
     pub cache: ResponseCache,
     /// Documents sanitized at once (default 1). More only helps a model that answers requests

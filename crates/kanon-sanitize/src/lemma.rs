@@ -175,6 +175,8 @@ pub fn lemma(word: &str) -> String {
     stemmer().stem(base).into_owned()
 }
 
+/// Whether a lower-case word is a function word (`the`, `of`, `and`): never distinctive, never a
+/// term of its own.
 pub fn is_stopword(word: &str) -> bool {
     kanon_core::text::is_stopword(word)
 }

@@ -35,6 +35,8 @@
 //! assert_eq!(sanitized.stats.chosen, vec![2]); // the city and the date took candidate 1
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod config;
 pub mod coverage;

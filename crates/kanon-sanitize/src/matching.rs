@@ -22,17 +22,25 @@ use crate::{date, lemma};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MatchRule {
+    /// The guess is the original, normalised.
     Exact,
+    /// They share a lemma (stopwords and very frequent words aside).
     Lemma,
+    /// Words of a named entity share character 4-grams (per [`NgramMatch`]).
     CharNgram,
+    /// One is the acronym of the other.
     Acronym,
+    /// A DATETIME span: both parse to the same date, or (when one does not parse) all their
+    /// lemmas, numbers included, agree.
     Date,
 }
 
 /// The knobs of the matching function (from [`crate::SanitizerConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatchConfig {
+    /// When two words of a named entity spell the same name.
     pub ngram_match: NgramMatch,
+    /// Words the candidate shows do not count when the guess repeats them.
     pub ignore_candidate_words: bool,
 }
 

@@ -9,6 +9,7 @@ pub struct PhraseLimits {
     pub max_items: usize,
     /// Longer phrases are dropped, not truncated (a truncated phrase may say something else).
     pub max_chars: usize,
+    /// Phrases with more words are dropped: they are prose, not a phrase.
     pub max_words: usize,
 }
 
@@ -63,6 +64,7 @@ const INSTRUCTION_MARKERS: &[&str] = &[
 /// One listed line of an attacker's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedGuess {
+    /// The line with its list marker, label and quotes stripped.
     pub text: String,
     /// [`parse_phrase_list`] would drop it: too long, or worded like an instruction.
     pub strict_drop: bool,

@@ -11,9 +11,14 @@ use kanon_core::EntityType;
 /// One replacement of a character span of the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replacement {
+    /// First character of the span in the original text.
     pub start: usize,
+    /// One past its last character.
     pub end: usize,
+    /// The span's entity type: dates and counts are worded by it.
     pub entity_type: EntityType,
+    /// What stands in the span's place, before articles and capitals are fitted (empty: the
+    /// span is deleted).
     pub text: String,
     /// Wraps the replacement in `[[…]]`: how the attacker is shown the candidate under attack.
     pub bracketed: bool,

@@ -27,9 +27,11 @@ use crate::render::{Replacement, render, render_with_ranges};
 /// Counts of one or more sanitized documents; [`SanitizeStats::add`] sums them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SanitizeStats {
+    /// Documents sanitized.
     pub documents: u64,
     /// Spans replaced, propagated ones included.
     pub spans: u64,
+    /// Entities (groups of mentions sharing one replacement), counted per document.
     pub entities: u64,
     /// Given spans merged into an overlapping one: their union is masked.
     pub merged_spans: u64,
@@ -58,11 +60,14 @@ pub struct SanitizeStats {
     /// Candidates that were dropped: they contained a masked mention or a distinctive word of one,
     /// copied the prompt's example, echoed its instructions, or were unfinished (`the head of the government of`).
     pub rejected_candidates: u64,
+    /// Requests for generalizations sent to the model (cache hits included).
     pub generation_calls: u64,
+    /// Requests sent to the attacker, one per candidate attacked (cache hits included).
     pub attack_calls: u64,
 }
 
 impl SanitizeStats {
+    /// Adds `other`'s counts to these (`chosen` grows to the longer of the two).
     pub fn add(&mut self, other: &SanitizeStats) {
         self.documents += other.documents;
         self.spans += other.spans;
@@ -87,6 +92,7 @@ impl SanitizeStats {
         self.attack_calls += other.attack_calls;
     }
 
+    /// Model requests of both kinds: generations and attacks.
     pub fn llm_calls(&self) -> u64 {
         self.generation_calls + self.attack_calls
     }
@@ -108,8 +114,11 @@ impl SanitizeStats {
 /// sanitization.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sanitized {
+    /// The shareable output: the text and its edit log.
     pub document: SanitizedDocument,
+    /// Originals, candidates and guesses: written only when asked for.
     pub audit: AuditDocument,
+    /// This document's counts (`documents` is 1).
     pub stats: SanitizeStats,
     /// Where each edit's replacement stands in `document.text` (character ranges, edit order;
     /// empty for a deletion). Not written to the output: the edits' original offsets are.
@@ -211,6 +220,7 @@ impl<'m> Sanitizer<'m> {
         self
     }
 
+    /// The config it sanitizes with (validated).
     pub fn config(&self) -> &SanitizerConfig {
         &self.config
     }

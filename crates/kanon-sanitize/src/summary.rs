@@ -8,12 +8,20 @@ use crate::sanitizer::SanitizeStats;
 /// The figures a run reports.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SanitizeSummary {
+    /// The strategy's name as configured (`intact`).
     pub strategy: String,
+    /// `backend:model` of the generator (and `, attacker backend:model`); `None` when the
+    /// strategy opened no model.
     pub model: Option<String>,
+    /// Documents in the output.
     pub documents: u64,
+    /// Of those, documents an interrupted earlier run had finished.
     pub resumed_documents: u64,
+    /// The counts summed over every document of the output.
     pub stats: SanitizeStats,
+    /// Model requests answered from the response cache.
     pub cache_hits: u64,
+    /// Model requests the model answered.
     pub cache_misses: u64,
     /// Seconds spent sanitizing, summed over documents (resumed ones included).
     pub document_seconds: f64,
