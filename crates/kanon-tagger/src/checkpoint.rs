@@ -1,4 +1,4 @@
-//! A checkpoint directory, written by training and read by [`crate::inference::Tagger::load`]:
+//! A checkpoint directory, written by training and read by `inference::Tagger::load`:
 //! the model's shape (`config.json`) beside its weights (`model.safetensors`), the label scheme
 //! and windowing (`labels.json`, versioned), the tokenizer (`tokenizer.json`) and the training
 //! knobs (`train_config.json`).
@@ -11,10 +11,15 @@ use crate::dataset::Windowing;
 use crate::error::{Error, Result};
 use crate::labels::LabelScheme;
 
+/// The model's shape ([`crate::model::BertConfig`]).
 pub const MODEL_CONFIG_FILE: &str = "config.json";
+/// The label scheme, its names and the windowing ([`LabelsFile`]).
 pub const LABELS_FILE: &str = "labels.json";
+/// The weights, under burn's tensor names (not Hugging Face's: see `weights::load_checkpoint`).
 pub const WEIGHTS_FILE: &str = "model.safetensors";
+/// The Hugging Face tokenizer, copied from the pretrained model.
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
+/// The knobs the model was trained with, for the record (nothing reads them back to predict).
 pub const TRAIN_CONFIG_FILE: &str = "train_config.json";
 
 /// The format of `labels.json` this kanon writes and reads.
@@ -30,13 +35,18 @@ pub struct LabelsFile {
     /// Files written before the format was versioned have no version: they are version 1.
     #[serde(default = "first_labels_version")]
     pub format_version: u32,
+    /// The scheme the model's outputs follow.
     pub scheme: LabelScheme,
+    /// The label of each output, in order: the scheme's names, checked on reading.
     pub names: Vec<String>,
+    /// Pieces per window, `[CLS]` and `[SEP]` included.
     pub max_len: usize,
+    /// Pieces shared by consecutive windows.
     pub overlap: usize,
 }
 
 impl LabelsFile {
+    /// The labels file of a model trained with `scheme` on windows cut by `windowing`.
     pub fn new(scheme: LabelScheme, windowing: Windowing) -> Self {
         LabelsFile {
             format_version: LABELS_FORMAT_VERSION,
@@ -47,6 +57,7 @@ impl LabelsFile {
         }
     }
 
+    /// The windowing the model was trained with, which inference cuts texts by too.
     pub fn windowing(&self) -> Windowing {
         Windowing {
             max_len: self.max_len,

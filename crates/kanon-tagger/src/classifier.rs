@@ -33,6 +33,7 @@ use crate::fit::{RunState, Settings, Task, TrainOptions, fit, resume_error, step
 use crate::model::{BertConfig, BertTagger};
 use crate::weights::{load_checkpoint, load_pretrained, weights_error};
 
+/// The checkpoint's class names and window length ([`ClassesFile`]).
 pub const CLASSES_FILE: &str = "classes.json";
 /// The format of `classes.json` this kanon writes and reads.
 pub const CLASSES_FORMAT_VERSION: u32 = 1;
@@ -45,13 +46,17 @@ const SCORE_TOKEN_BUDGET: usize = 4096;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClassesFile {
+    /// [`CLASSES_FORMAT_VERSION`] when written by this kanon.
     pub format_version: u32,
+    /// The class of each of the head's outputs, in order.
     pub names: Vec<String>,
     /// Pieces per window, `[CLS]` and `[SEP]` included.
     pub max_len: usize,
 }
 
 impl ClassesFile {
+    /// Reads `classes.json`, checking its version, that it has classes and that its windows hold
+    /// a piece.
     pub fn read(path: &Path) -> Result<Self> {
         let classes: ClassesFile = kanon_core::config::load(path)?;
         if classes.format_version != CLASSES_FORMAT_VERSION {
@@ -79,12 +84,18 @@ impl ClassesFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClassifierConfig {
+    /// The peak learning rate, after the warm-up.
     pub learning_rate: f64,
+    /// Passes over the training windows.
     pub epochs: usize,
     /// Windows per step.
     pub batch_size: usize,
+    /// The share of the steps over which the learning rate rises linearly to its peak; it then
+    /// decays linearly to 0 at the last step.
     pub warmup_ratio: f64,
+    /// AdamW's decoupled weight decay.
     pub weight_decay: f32,
+    /// Seeds the fresh head (when not imprinted), the shuffles, the masks and dropout.
     pub seed: u64,
     /// Pieces per window, `[CLS]` and `[SEP]` included.
     pub max_len: usize,
@@ -150,7 +161,9 @@ impl ClassifierConfig {
 /// A text of a known class, to learn from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabeledText {
+    /// The index of its class in the run's class names.
     pub class: usize,
+    /// The text itself.
     pub text: String,
 }
 
@@ -162,6 +175,7 @@ pub struct ClassifierTrainJob {
     pub pretrained: String,
     /// The checkpoint directory to write.
     pub out: PathBuf,
+    /// How to train.
     #[serde(default)]
     pub config: ClassifierConfig,
 }
@@ -171,14 +185,19 @@ impl ConfigFile for ClassifierTrainJob {}
 /// What a classifier training run did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassifierReport {
+    /// Steps done, a resumed run's earlier ones included.
     pub steps: usize,
+    /// The training windows of the texts.
     pub windows: usize,
+    /// The loss of the run's first step (NaN without a step).
     pub first_loss: f32,
+    /// The loss of its last step so far (NaN without a step).
     pub last_loss: f32,
     /// Tokens per second of this invocation (a resumed run counts only its own steps).
     pub tokens_per_second: f64,
     /// Wall time of the whole run, earlier invocations of a resumed run included.
     pub seconds: f64,
+    /// The step a resumed run continued from.
     pub resumed_at_step: Option<usize>,
     /// Stopped by [`TrainOptions::should_stop`]; the state is saved for a resumed run.
     pub interrupted: bool,
@@ -228,6 +247,8 @@ pub struct TextClassifier {
 }
 
 impl TextClassifier {
+    /// A classifier of a model (made inference-only here) on `device`, reading texts with
+    /// `tokenizer` in windows of `classes.max_len`.
     pub fn new(
         model: BertTagger,
         config: BertConfig,

@@ -24,21 +24,27 @@ pub struct TaggerTokenizer {
 /// A document's word pieces, without special tokens: ids and character offsets into the text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tokenized {
+    /// The vocabulary id of each piece.
     pub ids: Vec<u32>,
+    /// The characters of the text each piece was read from (a piece of a word split by the
+    /// tokenizer covers its part of the word).
     pub offsets: Vec<Span>,
 }
 
 impl Tokenized {
+    /// The number of pieces.
     pub fn len(&self) -> usize {
         self.ids.len()
     }
 
+    /// Whether the text has no piece (empty, or only whitespace).
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 }
 
 impl TaggerTokenizer {
+    /// Reads a Hugging Face `tokenizer.json`; it must know `[CLS]`, `[SEP]` and `[PAD]`.
     pub fn from_file(path: &Path) -> Result<Self> {
         let tokenizer = Tokenizer::from_file(path).map_err(|source| Error::Tokenizer {
             path: path.to_owned(),
@@ -47,6 +53,8 @@ impl TaggerTokenizer {
         Self::new(tokenizer)
     }
 
+    /// A tokenizer in memory, its padding and truncation turned off; it must know `[CLS]`,
+    /// `[SEP]` and `[PAD]`.
     pub fn new(mut tokenizer: Tokenizer) -> Result<Self> {
         tokenizer.with_padding(None);
         tokenizer.with_truncation(None).map_err(Error::Encode)?;
@@ -63,14 +71,17 @@ impl TaggerTokenizer {
         })
     }
 
+    /// The id of `[CLS]`, which opens every window.
     pub fn cls(&self) -> u32 {
         self.cls
     }
 
+    /// The id of `[SEP]`, which closes every window.
     pub fn sep(&self) -> u32 {
         self.sep
     }
 
+    /// The id of `[PAD]`, which fills a batch's shorter windows.
     pub fn pad(&self) -> u32 {
         self.pad
     }

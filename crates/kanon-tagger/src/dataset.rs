@@ -14,8 +14,12 @@ use crate::labels::LabelScheme;
 /// One window of one document: ids with `[CLS]`/`[SEP]`, a label per id, which ids carry a label.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Example {
+    /// Vocabulary ids: `[CLS]`, the window's pieces, `[SEP]`.
     pub ids: Vec<u32>,
+    /// The target label id of each position (0, `O`, where there is none; the classifier puts its
+    /// class at position 0).
     pub labels: Vec<u32>,
+    /// Whether each position's label counts in the loss (false on `[CLS]` and `[SEP]`).
     pub labeled: Vec<bool>,
 }
 
@@ -38,6 +42,8 @@ impl Default for Windowing {
 }
 
 impl Windowing {
+    /// The windows of a text of `n_pieces` pieces, as ranges of its pieces (at most
+    /// `max_len − 2` each, leaving room for `[CLS]` and `[SEP]`); see [`crate::data::windows`].
     pub fn windows(&self, n_pieces: usize) -> Vec<std::ops::Range<usize>> {
         windows(
             n_pieces,
@@ -82,13 +88,20 @@ pub fn examples(
 /// target labels, and which pieces carry a label (false on `[CLS]`, `[SEP]` and padding).
 #[derive(Debug, Clone)]
 pub struct Batch {
+    /// `[batch, seq]` piece ids, `[PAD]` after a window's end.
     pub input_ids: Tensor<2, Int>,
+    /// `[batch, seq]`, true on padding.
     pub padding: Tensor<2, Bool>,
+    /// `[batch, seq]` target label ids, 0 on padding.
     pub targets: Tensor<2, Int>,
+    /// `[batch, seq]`, true where the label counts in the loss.
     pub labeled: Tensor<2, Bool>,
+    /// The real (unpadded) pieces of the batch, for throughput figures.
     pub tokens: usize,
 }
 
+/// The examples as one padded [`Batch`] on `device`, as long as the longest of them, shorter
+/// ones filled with `pad`.
 pub fn to_batch(examples: &[&Example], pad: u32, device: &Device) -> Batch {
     let seq = examples.iter().map(|e| e.ids.len()).max().unwrap_or(1);
     let batch = examples.len();

@@ -141,9 +141,12 @@ pub struct DetectJob {
     pub model: PathBuf,
     /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
     pub docs: PathBuf,
+    /// The spans file to write (atomically).
     pub out: PathBuf,
+    /// The spans file's form.
     #[serde(default)]
     pub format: SpansFormat,
+    /// How to decide and tidy.
     #[serde(default)]
     pub config: DetectConfig,
     /// Only part `I/N` of the documents (a batch scheduler's array task); `kanon merge` joins
@@ -159,13 +162,18 @@ impl ConfigFile for DetectJob {}
 /// What a detection run found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectSummary {
+    /// Documents read (of this run's part, for a shard).
     pub documents: usize,
+    /// Spans written, over all documents.
     pub spans: usize,
+    /// Wall time from loading the documents to writing the spans.
     pub seconds: f64,
+    /// The spans file written.
     pub out: PathBuf,
 }
 
 impl DetectSummary {
+    /// One line for a person: spans, documents, time and throughput, the file.
     pub fn render(&self) -> String {
         format!(
             "detected {} spans in {} documents in {:.1}s ({:.1} docs/s) -> {}\n",

@@ -22,7 +22,7 @@ use std::str::FromStr;
 
 use burn::tensor::Device;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A device as the user names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,7 +92,7 @@ pub fn is_cpu(device: &Device) -> bool {
 }
 
 /// Seeds the random streams a run on `device` draws from: the device's own (dropout) and, on a
-/// GPU, the CPU's too, where [`crate::weights::load_pretrained`] draws fresh parameters so that a
+/// GPU, the CPU's too, where `weights::load_pretrained` draws fresh parameters so that a
 /// seed gives the same initial model on every device.
 pub fn seed(device: &Device, seed: u64) {
     device.seed(seed);

@@ -36,7 +36,10 @@ pub enum Decision {
     /// more than an extra mask. Its type is the one with the most probability over its `B-` and
     /// `I-` labels together (at a low threshold the single most probable label would mostly be the
     /// prior's favourite, `B-PERSON`), then the more probable of that type's `B-` and `I-`.
-    MaskProbability { threshold: f32 },
+    MaskProbability {
+        /// The least `1 − P(O)` of a masked piece.
+        threshold: f32,
+    },
 }
 
 impl Decision {
@@ -75,7 +78,7 @@ impl Decision {
 }
 
 /// Which words of a span decide whether it is written in lower case, for
-/// [`crate::detect::DetectConfig::lowercase_min_score`].
+/// `DetectConfig::lowercase_min_score` (detection's settings).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LowercaseWords {
@@ -140,23 +143,27 @@ pub fn retype_unsure_people(spans: Vec<PredictedSpan>, confidence: f32) -> Vec<P
 /// A tagger: a model without autodiff, with what reads its inputs and outputs.
 #[derive(Debug)]
 pub struct Tagger {
+    /// The model, inference-only.
     pub model: BertTagger,
+    /// Its shape, saved with it.
     pub config: BertConfig,
+    /// What cuts texts into pieces with their character offsets.
     pub tokenizer: TaggerTokenizer,
     /// The label scheme and the windowing the model was trained with.
     pub labels: LabelsFile,
+    /// How each piece's label is read off its distribution.
     pub decision: Decision,
     /// Widen spans to whole words and join neighbours ([`tidy_spans`]); off gives the raw decoded
     /// pieces.
     pub tidy: bool,
     /// PERSON spans scored below this are typed MISC (see
-    /// [`crate::detect::DetectConfig::person_confidence`]); 0 keeps every type.
+    /// `DetectConfig::person_confidence`); 0 keeps every type.
     pub person_confidence: f32,
     /// Spans scored below this are dropped after tidying (see
-    /// [`crate::detect::DetectConfig::min_score`]); 0 keeps every span.
+    /// `DetectConfig::min_score`); 0 keeps every span.
     pub min_score: f32,
     /// Spans without a capital letter scored below this are dropped after tidying (see
-    /// [`crate::detect::DetectConfig::lowercase_min_score`]); 0 keeps them.
+    /// `DetectConfig::lowercase_min_score`); 0 keeps them.
     pub lowercase_min_score: f32,
     /// Which words make a span lower case for `lowercase_min_score`.
     pub lowercase_words: LowercaseWords,
@@ -187,31 +194,39 @@ impl Tagger {
         }
     }
 
+    /// The tagger deciding by `decision` ([`Tagger::decision`]).
     pub fn with_decision(mut self, decision: Decision) -> Self {
         self.decision = decision;
         self
     }
 
+    /// The tagger with its spans tidied or not ([`Tagger::tidy`]).
     pub fn with_tidy(mut self, tidy: bool) -> Self {
         self.tidy = tidy;
         self
     }
 
+    /// The tagger retyping PERSON spans scored below `person_confidence` as MISC
+    /// ([`Tagger::person_confidence`]).
     pub fn with_person_confidence(mut self, person_confidence: f32) -> Self {
         self.person_confidence = person_confidence;
         self
     }
 
+    /// The tagger dropping spans scored below `min_score` ([`Tagger::min_score`]).
     pub fn with_min_score(mut self, min_score: f32) -> Self {
         self.min_score = min_score;
         self
     }
 
+    /// The tagger dropping lower-case spans scored below `lowercase_min_score`
+    /// ([`Tagger::lowercase_min_score`]).
     pub fn with_lowercase_min_score(mut self, lowercase_min_score: f32) -> Self {
         self.lowercase_min_score = lowercase_min_score;
         self
     }
 
+    /// The tagger reading a span's case from `lowercase_words` ([`Tagger::lowercase_words`]).
     pub fn with_lowercase_words(mut self, lowercase_words: LowercaseWords) -> Self {
         self.lowercase_words = lowercase_words;
         self
@@ -253,6 +268,7 @@ impl Tagger {
         Ok(())
     }
 
+    /// How texts are cut into windows: as the model was trained.
     pub fn windowing(&self) -> Windowing {
         self.labels.windowing()
     }

@@ -4,6 +4,7 @@
 use kanon_core::EntityType;
 use serde::{Deserialize, Serialize};
 
+/// Which labels a tagger's pieces get: the label ids are the indices of [`LabelScheme::names`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LabelScheme {
@@ -19,12 +20,16 @@ kanon_core::named_choices!(LabelScheme, "scheme", [Typed = "typed", Mask = "mask
 /// A BIO label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Label {
+    /// `O`: not part of a span.
     Outside,
+    /// `B-`: a span's first piece, of a type (`None` in the mask scheme).
     Begin(Option<EntityType>),
+    /// `I-`: a later piece of the span begun before it.
     Inside(Option<EntityType>),
 }
 
 impl LabelScheme {
+    /// How many labels the scheme has: the width of the tagger's head.
     pub fn num_labels(self) -> usize {
         match self {
             LabelScheme::Typed => 1 + 2 * EntityType::ALL.len(),

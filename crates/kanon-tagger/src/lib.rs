@@ -7,9 +7,10 @@
 //!   [`data`]: tokenisation with character offsets, span ↔ word-piece label alignment, windows and
 //!   their merge, tidying of decoded spans; [`dataset`]: training windows and batches;
 //!   [`batching`]: the one length-bucketing batcher of training, inference and embedding.
-//! - [`train`]: a [`train::TrainJob`] (AdamW, fused on the CPU by [`optim`], warm-up and decay, dev F1 each epoch, early stopping,
-//!   resumable state); [`checkpoint`]: the directory it writes (config beside weights, versioned
-//!   labels file).
+//! - [`train`]: a [`train::TrainJob`] (AdamW, fused on the CPU by [`optim`], warm-up and decay,
+//!   dev F1 each epoch, early stopping, resumable state); [`checkpoint`]: the directory it writes
+//!   (config beside weights, versioned labels file). Its training loop is the classifier's too
+//!   (the private `fit` module: each supplies its batches, loss and epoch end).
 //! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
 //!   [`detect`]: a [`detect::DetectJob`] over documents, writing spans JSONL.
 //! - [`device`]: the CPU, a CUDA GPU or a Vulkan device by name (`--device`); the same code runs on
@@ -32,6 +33,8 @@
 //! let spans = decode_spans(&pieces, &labels, &[], LabelScheme::Typed);
 //! assert_eq!(spans, vec![(Span::new(0, 9), Some(EntityType::Person), 1.0)]);
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod batching;
 pub mod checkpoint;

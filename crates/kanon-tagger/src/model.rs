@@ -1,6 +1,6 @@
 //! BERT as a token tagger, in burn: embeddings, encoder layers with padding masks, and a
 //! token-classification head. The layout follows Hugging Face's `BertForTokenClassification`, so a
-//! standard checkpoint's weights map onto it (see [`crate::weights`]).
+//! standard checkpoint's weights map onto it (see the `weights` module).
 
 use std::path::Path;
 
@@ -23,23 +23,32 @@ use crate::kernels::{dropout, gelu};
 /// The shape of a BERT encoder and its tagging head.
 #[derive(Config, Debug, PartialEq)]
 pub struct BertConfig {
+    /// Word pieces the tokenizer knows: rows of the word embeddings.
     pub vocab_size: usize,
+    /// Width of every hidden state.
     pub hidden_size: usize,
+    /// Encoder layers.
     pub num_hidden_layers: usize,
+    /// Attention heads per layer; they split `hidden_size` between them.
     pub num_attention_heads: usize,
+    /// Width of each layer's feed-forward block.
     pub intermediate_size: usize,
+    /// The longest input, in pieces (`[CLS]` and `[SEP]` included).
     #[config(default = 512)]
     pub max_position_embeddings: usize,
+    /// Segment types (BERT's sentence A/B); kanon feeds type 0 only.
     #[config(default = 2)]
     pub type_vocab_size: usize,
     /// BERT's own epsilon; burn's default (1e-5) would shift every hidden state.
     #[config(default = 1e-12)]
     pub layer_norm_eps: f64,
+    /// Dropout on the embeddings and each layer's outputs in training.
     #[config(default = 0.1)]
     pub hidden_dropout_prob: f64,
     /// Dropout on the attention probabilities in training, as BERT was pretrained with.
     #[config(default = 0.1)]
     pub attention_probs_dropout_prob: f64,
+    /// Outputs of the head: the label scheme's labels, or the classifier's classes.
     #[config(default = 3)]
     pub num_labels: usize,
 }
@@ -81,7 +90,7 @@ fn default_dropout() -> f64 {
 
 impl BertConfig {
     /// Reads a Hugging Face BERT `config.json`, with `num_labels` tagging labels.
-    pub fn from_hf_file(path: &Path, num_labels: usize) -> crate::Result<Self> {
+    pub fn from_hf_file(path: &Path, num_labels: usize) -> crate::error::Result<Self> {
         let text = std::fs::read_to_string(path).with_path(path)?;
         let hf: HfConfig = serde_json::from_str(&text).map_err(|e| Error::Config {
             path: path.to_owned(),
@@ -117,6 +126,7 @@ impl BertConfig {
         })
     }
 
+    /// A model of this shape with freshly drawn parameters (from `device`'s random stream).
     pub fn init(&self, device: &Device) -> BertTagger {
         let norm = || {
             LayerNormConfig::new(self.hidden_size)
@@ -162,22 +172,37 @@ impl BertConfig {
     }
 }
 
+/// BERT's input layer: the sum of a piece's word, position and segment-type embeddings,
+/// normalised, with dropout in training.
 #[derive(Module, Debug)]
 pub struct BertEmbeddings {
+    /// `[vocab_size, hidden]`.
     pub word_embeddings: Embedding,
+    /// `[max_position_embeddings, hidden]`.
     pub position_embeddings: Embedding,
+    /// `[type_vocab_size, hidden]`.
     pub token_type_embeddings: Embedding,
+    /// Normalises the sum.
     pub layer_norm: LayerNorm,
+    /// Applied after the normalisation, in training.
     pub dropout: Dropout,
 }
 
+/// One encoder layer (post-norm, as BERT): self-attention, then a feed-forward block, each
+/// followed by dropout, a residual sum and a layer norm.
 #[derive(Module, Debug)]
 pub struct BertLayer {
+    /// Self-attention over the sequence; its projections are run by [`linear_rows`].
     pub attention: MultiHeadAttention,
+    /// Normalises the attention output plus its input.
     pub attention_norm: LayerNorm,
+    /// `hidden → intermediate`, then the exact gelu.
     pub intermediate: Linear,
+    /// `intermediate → hidden`.
     pub output: Linear,
+    /// Normalises the feed-forward output plus its input.
     pub output_norm: LayerNorm,
+    /// On the attention and feed-forward outputs, in training.
     pub dropout: Dropout,
 }
 
@@ -268,9 +293,13 @@ pub fn linear_rows(linear: &Linear, input: Tensor<3>) -> Tensor<3> {
 /// BERT with a token-classification head.
 #[derive(Module, Debug)]
 pub struct BertTagger {
+    /// The input layer.
     pub embeddings: BertEmbeddings,
+    /// The encoder layers, in order.
     pub layers: Vec<BertLayer>,
+    /// The head: `[hidden, num_labels]` (burn's linear weights are `[input, output]`).
     pub classifier: Linear,
+    /// On the last hidden states before the head, in training.
     pub dropout: Dropout,
 }
 

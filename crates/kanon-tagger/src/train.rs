@@ -81,16 +81,28 @@ pub fn train_step(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
+    /// The peak learning rate, after the warm-up.
     pub learning_rate: f64,
+    /// Passes over the training windows (fewer when the dev F1 stops improving: `patience`).
     pub epochs: usize,
+    /// Stop after this many steps, mid-epoch if need be (the learning rate then decays to 0
+    /// there); `None` runs every epoch.
     pub max_steps: Option<usize>,
     /// Padded tokens per batch (8 × 128 by default).
     pub token_budget: usize,
+    /// The share of the steps over which the learning rate rises linearly to its peak; it then
+    /// decays linearly to 0 at the last step.
     pub warmup_ratio: f64,
+    /// AdamW's decoupled weight decay.
     pub weight_decay: f32,
+    /// Seeds the fresh head, the batch order of each epoch and dropout.
     pub seed: u64,
+    /// Pieces per window, `[CLS]` and `[SEP]` included; the saved model reads texts in windows
+    /// of this length too.
     pub max_len: usize,
+    /// Pieces shared by consecutive windows of a document.
     pub overlap: usize,
+    /// The labels the tagger learns.
     pub scheme: LabelScheme,
     /// Weight of every label but `O` in the loss (`O` weighs 1): masks are the rarer class.
     pub entity_weight: f32,
@@ -138,6 +150,7 @@ pub struct TrainJob {
     pub corpus: PathBuf,
     /// The checkpoint directory to write.
     pub out: PathBuf,
+    /// How to train.
     #[serde(default)]
     pub config: TrainConfig,
 }
@@ -147,12 +160,19 @@ impl ConfigFile for TrainJob {}
 /// What a run did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainReport {
+    /// Steps done, a resumed run's earlier ones included.
     pub steps: usize,
+    /// Epochs evaluated on dev.
     pub epochs_run: usize,
+    /// The training windows of the corpus.
     pub train_examples: usize,
+    /// The loss of the run's first step (NaN without a step).
     pub first_loss: f32,
+    /// The loss of its last step so far (NaN without a step).
     pub last_loss: f32,
+    /// The exact-span dev F1 after each epoch.
     pub dev_f1_by_epoch: Vec<f64>,
+    /// The best of them: the saved model's (0 before any epoch ended).
     pub best_dev_f1: f64,
     /// Tokens per second of this invocation (a resumed run counts only its own steps).
     pub tokens_per_second: f64,
