@@ -95,7 +95,9 @@ thread_local! {
 /// Hits and misses since the cache was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheStats {
+    /// Requests answered from disk.
     pub hits: u64,
+    /// Requests passed on to the inner model (and their answers stored).
     pub misses: u64,
 }
 
@@ -136,18 +138,22 @@ impl<M: ChatModel> CachedModel<M> {
         })
     }
 
+    /// The directory the answers are stored in.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The model whose answers are cached.
     pub fn inner(&self) -> &M {
         &self.inner
     }
 
+    /// The model whose answers were cached; the answers stay on disk.
     pub fn into_inner(self) -> M {
         self.inner
     }
 
+    /// Hits and misses of this cache since it was opened, across all threads.
     pub fn stats(&self) -> CacheStats {
         CacheStats {
             hits: self.hits.load(Ordering::Relaxed),

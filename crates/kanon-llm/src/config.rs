@@ -42,17 +42,22 @@ pub enum LlmConfig {
     },
     /// An OpenAI-compatible endpoint.
     Http {
+        /// The server: a base URL (`http://localhost:8000`, with or without `/v1`) or the full
+        /// `…/v1/chat/completions` endpoint.
         url: String,
         /// More servers of the same model (a vLLM / llama.cpp pool): each request goes to the
         /// least busy of `url` and these, at most `max_in_flight` open at each.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         servers: Vec<String>,
+        /// The model name the server serves, sent with every request and part of the cache key.
         model: String,
         /// The environment variable that holds the API key, if the server wants one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         api_key_env: Option<String>,
+        /// The limit on one whole request, connection to last byte, in seconds.
         #[serde(default = "default_timeout_seconds")]
         timeout_seconds: u64,
+        /// Retries after the first attempt, with a doubling pause.
         #[serde(default = "default_retries")]
         retries: u32,
         /// Requests open at once at each server.
@@ -62,10 +67,13 @@ pub enum LlmConfig {
     /// Canned answers, for tests and demonstrations: the first rule whose needle the last user
     /// message contains gives the reply.
     Scripted {
+        /// The model name the answers are cached under.
         #[serde(default = "default_scripted_name")]
         name: String,
+        /// `(needle, reply)` rules, the first match answering.
         #[serde(default)]
         replies: Vec<(String, String)>,
+        /// The reply when no rule matches; without one, such a request is an error.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fallback: Option<String>,
     },

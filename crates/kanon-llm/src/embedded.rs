@@ -48,6 +48,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::vocab::LlamaVocab;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -105,7 +106,9 @@ impl Default for EmbeddedOptions {
 pub struct Timings {
     /// Creating the llama.cpp context (the KV cache) for this request.
     pub setup_seconds: f64,
+    /// Prompt tokens of the request.
     pub prompt_tokens: usize,
+    /// Reading the prompt tokens a warm context did not hold.
     pub prompt_seconds: f64,
     /// Tokens sampled over all choices.
     pub generated_tokens: usize,
@@ -174,6 +177,8 @@ impl EmbeddedModel {
         Self::open_with(path, EmbeddedOptions::default())
     }
 
+    /// Loads a GGUF file: checks that it is one, loads it with llama.cpp and checks that its chat
+    /// template (its own, else ChatML) renders a message.
     pub fn open_with(path: impl AsRef<Path>, options: EmbeddedOptions) -> Result<Self> {
         let path = path.as_ref();
         let model_name = path.display().to_string();
@@ -239,10 +244,12 @@ impl EmbeddedModel {
         Ok(embedded)
     }
 
+    /// The GGUF file the model was loaded from.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Threads of one generation.
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -344,6 +351,74 @@ impl EmbeddedModel {
         request: &ChatRequest,
     ) -> Result<(ChatResponse, Timings)> {
         let backend_name = format!("embedded {}", self.name);
+        let Plan {
+            n,
+            n_seq,
+            budget,
+            warm,
+            n_ctx,
+            params,
+        } = self.plan(prompt, request)?;
+
+        let started = Instant::now();
+        let (mut ctx, kept) = self.context_for(prompt, warm, n_ctx, params, &backend_name)?;
+        let mut timings = Timings {
+            setup_seconds: started.elapsed().as_secs_f64(),
+            prompt_tokens: prompt.len(),
+            reused_prompt_tokens: kept,
+            ..Timings::default()
+        };
+
+        let started = Instant::now();
+        let mut batch = LlamaBatch::new(PROMPT_BATCH.max(n), n_seq);
+        let last_logits = read_prompt(&mut ctx, &mut batch, prompt, kept, n_seq, &backend_name)?;
+        timings.prompt_seconds = started.elapsed().as_secs_f64();
+
+        let started = Instant::now();
+        let mut sequences: Vec<Sequence> = (0..n)
+            .map(|choice| Sequence::new(request.seed, choice, last_logits, budget == 0))
+            .collect();
+        let mut sampler = Sampler {
+            request,
+            stops: request
+                .stop
+                .iter()
+                .map(|s| s.as_bytes())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            budget,
+            scratch: Vec::new(),
+        };
+        self.decode_choices(
+            &mut ctx,
+            &mut batch,
+            prompt.len(),
+            &mut sequences,
+            &mut sampler,
+            &backend_name,
+        )?;
+        timings.generated_tokens = sequences.iter().map(|seq| seq.generated).sum();
+        timings.generation_seconds = started.elapsed().as_secs_f64();
+        if warm {
+            self.keep_warm(ctx, prompt, &sequences[0].decoded);
+        }
+
+        let choices = sequences
+            .into_iter()
+            .map(|seq| seq.into_choice(request.logprobs))
+            .collect();
+        let response = ChatResponse {
+            choices,
+            usage: Usage {
+                prompt_tokens: prompt.len() as u64,
+                completion_tokens: timings.generated_tokens as u64,
+            },
+        };
+        Ok((response, timings))
+    }
+
+    /// How `request` runs: each choice's token budget, and the context it needs.
+    fn plan(&self, prompt: &[LlamaToken], request: &ChatRequest) -> Result<Plan> {
         let n = request.n as usize;
         let capacity = self.max_context as usize;
         if prompt.is_empty() || prompt.len() >= capacity {
@@ -375,80 +450,51 @@ impl EmbeddedModel {
             .with_kv_unified(true)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
+        Ok(Plan {
+            n,
+            n_seq,
+            budget,
+            warm,
+            n_ctx,
+            params,
+        })
+    }
 
-        let started = Instant::now();
-        let reused = if warm { self.take_warm(prompt) } else { None };
-        let (mut ctx, kept) = match reused {
-            Some((ctx, kept)) => (ctx, kept),
-            None => {
-                let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
-                let ctx = self.model.new_context(backend()?, params).map_err(|err| {
-                    Error::backend_from(
-                        &backend_name,
-                        format!("creating a context of {n_ctx} tokens"),
-                        err,
-                    )
-                })?;
-                (ctx, 0)
-            }
-        };
-        let mut timings = Timings {
-            setup_seconds: started.elapsed().as_secs_f64(),
-            prompt_tokens: prompt.len(),
-            reused_prompt_tokens: kept,
-            ..Timings::default()
-        };
-
-        // The prompt belongs to every choice's sequence: evaluated once, cached once. A warm
-        // context already holds its first `kept` tokens.
-        let started = Instant::now();
-        let all_seqs: Vec<i32> = (0..n_seq).collect();
-        let mut batch = LlamaBatch::new(PROMPT_BATCH.max(n), n_seq);
-        let mut last_logits = 0;
-        for (chunk_index, chunk) in prompt[kept..].chunks(PROMPT_BLOCK).enumerate() {
-            batch.clear();
-            let base = kept + chunk_index * PROMPT_BLOCK;
-            for (offset, &token) in chunk.iter().enumerate() {
-                let position = base + offset;
-                let last = position + 1 == prompt.len();
-                batch
-                    .add(token, position as i32, &all_seqs, last)
-                    .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
-                if last {
-                    last_logits = offset as i32;
-                }
-            }
-            ctx.decode(&mut batch)
-                .map_err(|err| Error::backend_from(&backend_name, "reading the prompt", err))?;
+    /// A warm context holding a prefix of `prompt` and how many of its tokens it holds, or a new
+    /// context of `n_ctx` tokens holding none.
+    fn context_for(
+        &self,
+        prompt: &[LlamaToken],
+        warm: bool,
+        n_ctx: NonZeroU32,
+        params: LlamaContextParams,
+        backend_name: &str,
+    ) -> Result<(LlamaContext<'static>, usize)> {
+        if warm && let Some(reused) = self.take_warm(prompt) {
+            return Ok(reused);
         }
-        timings.prompt_seconds = started.elapsed().as_secs_f64();
+        let _creating = self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+        let ctx = self.model.new_context(backend()?, params).map_err(|err| {
+            Error::backend_from(
+                backend_name,
+                format!("creating a context of {n_ctx} tokens"),
+                err,
+            )
+        })?;
+        Ok((ctx, 0))
+    }
 
-        let started = Instant::now();
+    /// Decodes one token of every unfinished choice per batch until all are done.
+    fn decode_choices(
+        &self,
+        ctx: &mut LlamaContext<'static>,
+        batch: &mut LlamaBatch<'_>,
+        prompt_len: usize,
+        sequences: &mut [Sequence],
+        sampler: &mut Sampler<'_>,
+        backend_name: &str,
+    ) -> Result<()> {
         let vocab = self.model.vocab();
-        let mut sequences: Vec<Sequence> = (0..n)
-            .map(|choice| {
-                let mut rng = ChaCha8Rng::seed_from_u64(request.seed);
-                rng.set_stream(choice as u64);
-                Sequence {
-                    rng,
-                    logits_at: last_logits,
-                    done: budget == 0,
-                    bytes: Vec::new(),
-                    token_starts: Vec::new(),
-                    logprobs: Vec::new(),
-                    generated: 0,
-                    cut: None,
-                    decoded: Vec::new(),
-                }
-            })
-            .collect();
-        let stops: Vec<&[u8]> = request
-            .stop
-            .iter()
-            .map(|s| s.as_bytes())
-            .filter(|s| !s.is_empty())
-            .collect();
-        let mut scratch = Vec::new();
         loop {
             batch.clear();
             for (seq_id, seq) in sequences.iter_mut().enumerate() {
@@ -456,97 +502,97 @@ impl EmbeddedModel {
                     continue;
                 }
                 let logits = ctx.get_logits_ith(seq.logits_at);
-                let token = sample(
-                    logits,
-                    request.temperature,
-                    request.top_p,
-                    &mut seq.rng,
-                    &mut scratch,
-                );
-                let token = LlamaToken(token as i32);
-                if vocab.is_eog(token) {
-                    seq.done = true;
+                let Some(token) = seq.advance(logits, &vocab, sampler) else {
                     continue;
-                }
-                seq.generated += 1;
-                timings.generated_tokens += 1;
-                let piece = vocab.token_to_piece(token, false, None);
-                if request.logprobs {
-                    seq.logprobs.push(TokenLogprob {
-                        token: String::from_utf8_lossy(&piece).into_owned(),
-                        logprob: log_softmax_at(logits, token.0 as usize),
-                    });
-                }
-                seq.token_starts.push(seq.bytes.len());
-                let searched_from = seq
-                    .bytes
-                    .len()
-                    .saturating_sub(stops.iter().map(|s| s.len()).max().unwrap_or(1) - 1);
-                seq.bytes.extend_from_slice(&piece);
-                if let Some(cut) = find_stop(&seq.bytes, &stops, searched_from) {
-                    seq.cut = Some(cut);
-                    seq.done = true;
-                    continue;
-                }
-                if seq.generated >= budget {
-                    seq.done = true;
-                    continue;
-                }
-                let position = (prompt.len() + seq.generated - 1) as i32;
+                };
+                let position = (prompt_len + seq.generated - 1) as i32;
                 batch
                     .add(token, position, &[seq_id as i32], true)
-                    .map_err(|err| Error::backend_from(&backend_name, "filling a batch", err))?;
+                    .map_err(|err| Error::backend_from(backend_name, "filling a batch", err))?;
                 seq.logits_at = batch.n_tokens() - 1;
                 seq.decoded.push(token);
             }
             if batch.n_tokens() == 0 {
-                break;
+                return Ok(());
             }
-            ctx.decode(&mut batch)
-                .map_err(|err| Error::backend_from(&backend_name, "generating", err))?;
+            ctx.decode(batch)
+                .map_err(|err| Error::backend_from(backend_name, "generating", err))?;
         }
-        timings.generation_seconds = started.elapsed().as_secs_f64();
-        if warm {
-            // The KV cells now hold the prompt and every generated token that was decoded.
-            let mut tokens = prompt.to_vec();
-            tokens.extend_from_slice(&sequences[0].decoded);
-            self.warm
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(WarmContext {
-                    ctx,
-                    tokens,
-                    prompt_len: prompt.len(),
-                });
-        }
-
-        let choices = sequences
-            .into_iter()
-            .map(|seq| {
-                let end = seq.cut.unwrap_or(seq.bytes.len());
-                let logprobs = request.logprobs.then(|| {
-                    let kept = seq
-                        .token_starts
-                        .iter()
-                        .filter(|&&start| start < end)
-                        .count();
-                    seq.logprobs.into_iter().take(kept).collect()
-                });
-                Choice {
-                    text: String::from_utf8_lossy(&seq.bytes[..end]).into_owned(),
-                    logprobs,
-                }
-            })
-            .collect();
-        let response = ChatResponse {
-            choices,
-            usage: Usage {
-                prompt_tokens: prompt.len() as u64,
-                completion_tokens: timings.generated_tokens as u64,
-            },
-        };
-        Ok((response, timings))
     }
+
+    /// Keeps a one-choice request's context for the next request; its KV cells hold the prompt and
+    /// every generated token that was decoded.
+    fn keep_warm(&self, ctx: LlamaContext<'static>, prompt: &[LlamaToken], decoded: &[LlamaToken]) {
+        let mut tokens = prompt.to_vec();
+        tokens.extend_from_slice(decoded);
+        self.warm
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(WarmContext {
+                ctx,
+                tokens,
+                prompt_len: prompt.len(),
+            });
+    }
+}
+
+/// How one request runs, from [`EmbeddedModel::plan`].
+struct Plan {
+    /// Choices (`request.n`).
+    n: usize,
+    /// The same, as llama.cpp counts sequences.
+    n_seq: i32,
+    /// Tokens each choice may generate.
+    budget: usize,
+    /// Whether the request reuses a warm context and keeps it warm after.
+    warm: bool,
+    /// Tokens of a new context.
+    n_ctx: NonZeroU32,
+    params: LlamaContextParams,
+}
+
+/// Reads `prompt[kept..]` into every choice's sequence (the first `kept` tokens are already in the
+/// context), in blocks aligned to [`PROMPT_BLOCK`]; returns where the logits of the prompt's last
+/// token are in the last batch.
+fn read_prompt(
+    ctx: &mut LlamaContext<'static>,
+    batch: &mut LlamaBatch<'_>,
+    prompt: &[LlamaToken],
+    kept: usize,
+    n_seq: i32,
+    backend_name: &str,
+) -> Result<i32> {
+    // The prompt belongs to every choice's sequence: evaluated once, cached once.
+    let all_seqs: Vec<i32> = (0..n_seq).collect();
+    let mut last_logits = 0;
+    for (chunk_index, chunk) in prompt[kept..].chunks(PROMPT_BLOCK).enumerate() {
+        batch.clear();
+        let base = kept + chunk_index * PROMPT_BLOCK;
+        for (offset, &token) in chunk.iter().enumerate() {
+            let position = base + offset;
+            let last = position + 1 == prompt.len();
+            batch
+                .add(token, position as i32, &all_seqs, last)
+                .map_err(|err| Error::backend_from(backend_name, "filling a batch", err))?;
+            if last {
+                last_logits = offset as i32;
+            }
+        }
+        ctx.decode(batch)
+            .map_err(|err| Error::backend_from(backend_name, "reading the prompt", err))?;
+    }
+    Ok(last_logits)
+}
+
+/// What sampling any choice's next token needs besides the choice's own state.
+struct Sampler<'r> {
+    request: &'r ChatRequest,
+    /// The non-empty stop strings, as bytes.
+    stops: Vec<&'r [u8]>,
+    /// Tokens each choice may generate.
+    budget: usize,
+    /// Reused by [`sample`] across draws.
+    scratch: Vec<(f64, u32)>,
 }
 
 /// Tokens scored per window: beyond it, a text is read in windows that overlap by half, each
@@ -755,6 +801,93 @@ struct Sequence {
     generated: usize,
     /// Where a stop string begins.
     cut: Option<usize>,
+}
+
+impl Sequence {
+    /// A choice's sequence before its first token: its own stream of `seed` (stream `choice`), its
+    /// logits at `logits_at` of the prompt's last batch.
+    fn new(seed: u64, choice: usize, logits_at: i32, done: bool) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(choice as u64);
+        Sequence {
+            rng,
+            logits_at,
+            done,
+            bytes: Vec::new(),
+            token_starts: Vec::new(),
+            logprobs: Vec::new(),
+            generated: 0,
+            cut: None,
+            decoded: Vec::new(),
+        }
+    }
+
+    /// Samples the next token from `logits` and appends its text. `Some(token)` when the choice
+    /// goes on and the token must be decoded; `None` when it ended (an end-of-generation token, a
+    /// stop string, or its budget spent).
+    fn advance(
+        &mut self,
+        logits: &[f32],
+        vocab: &LlamaVocab<'_>,
+        sampler: &mut Sampler<'_>,
+    ) -> Option<LlamaToken> {
+        let request = sampler.request;
+        let token = sample(
+            logits,
+            request.temperature,
+            request.top_p,
+            &mut self.rng,
+            &mut sampler.scratch,
+        );
+        let token = LlamaToken(token as i32);
+        if vocab.is_eog(token) {
+            self.done = true;
+            return None;
+        }
+        self.generated += 1;
+        let piece = vocab.token_to_piece(token, false, None);
+        if request.logprobs {
+            self.logprobs.push(TokenLogprob {
+                token: String::from_utf8_lossy(&piece).into_owned(),
+                logprob: log_softmax_at(logits, token.0 as usize),
+            });
+        }
+        self.token_starts.push(self.bytes.len());
+        let stops = &sampler.stops;
+        let searched_from = self
+            .bytes
+            .len()
+            .saturating_sub(stops.iter().map(|s| s.len()).max().unwrap_or(1) - 1);
+        self.bytes.extend_from_slice(&piece);
+        if let Some(cut) = find_stop(&self.bytes, stops, searched_from) {
+            self.cut = Some(cut);
+            self.done = true;
+            return None;
+        }
+        if self.generated >= sampler.budget {
+            self.done = true;
+            return None;
+        }
+        Some(token)
+    }
+
+    /// The choice's text up to its stop string, with the log-probabilities of the tokens that
+    /// begin before it when asked for.
+    fn into_choice(self, logprobs: bool) -> Choice {
+        let end = self.cut.unwrap_or(self.bytes.len());
+        let logprobs = logprobs.then(|| {
+            let kept = self
+                .token_starts
+                .iter()
+                .filter(|&&start| start < end)
+                .count();
+            self.logprobs.into_iter().take(kept).collect()
+        });
+        Choice {
+            text: String::from_utf8_lossy(&self.bytes[..end]).into_owned(),
+            logprobs,
+        }
+    }
 }
 
 /// The rendered template split at the marks into (text, parse special tokens?) pieces; `None` when

@@ -12,26 +12,40 @@ pub enum Error {
     /// The model could not be loaded (missing file, bad GGUF, ...).
     #[error("loading model {model}: {message}")]
     Load {
+        /// The model file or name.
         model: String,
+        /// Why it could not be loaded.
         message: String,
+        /// The library's own error, when there is one.
         #[source]
         source: Option<BoxError>,
     },
     /// The backend failed to answer (HTTP error after retries, decoding failure, ...).
     #[error("{backend}: {message}")]
     Backend {
+        /// The backend and model (`embedded SmolLM2-135M-Instruct.Q4_1.gguf`, an HTTP endpoint).
         backend: String,
+        /// What kanon was doing and what went wrong.
         message: String,
+        /// The library's own error, when there is one.
         #[source]
         source: Option<BoxError>,
     },
     /// A scripted backend got a request it has no answer for.
     #[error("scripted model {model}: no canned answer for a prompt ending in {tail:?}")]
-    NoScript { model: String, tail: String },
+    NoScript {
+        /// The scripted model's name.
+        model: String,
+        /// The last characters of the last user message (60 at most).
+        tail: String,
+    },
+    /// A request no backend can answer (no message, n = 0, a temperature below 0, a top-p outside
+    /// (0, 1], a prompt longer than the context); the message says which.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
 }
 
+/// The result of kanon-llm's fallible functions.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {

@@ -427,6 +427,8 @@ impl HttpModelBuilder {
         self
     }
 
+    /// The model: fails when an endpoint is not an `http://` or `https://` URL or the API key's
+    /// environment variable is unset.
     pub fn build(self) -> Result<HttpModel> {
         let load_error =
             |message: String| Error::load(format!("{} at {}", self.model, self.url), message);

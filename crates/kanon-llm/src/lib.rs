@@ -24,10 +24,13 @@
 //! assert_eq!((cached.stats().hits, cached.stats().misses), (1, 1));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod cache;
 pub mod config;
 #[cfg(feature = "embedded")]
 pub mod embedded;
+/// [`Error`], the one error of the crate.
 pub mod error;
 pub mod http;
 mod limit;

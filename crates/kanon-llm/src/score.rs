@@ -31,8 +31,11 @@ use crate::{ModelId, Result};
 /// (natural log) given everything before it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScoredToken {
+    /// The token's first character in the text.
     pub start: usize,
+    /// One past the token's last character in the text.
     pub end: usize,
+    /// The natural log of the token's probability given the text before it (≤ 0).
     pub logprob: f32,
 }
 

@@ -15,6 +15,7 @@ pub struct ScriptedModel {
 }
 
 impl ScriptedModel {
+    /// A model named `name` with no rules and no fallback yet: every request fails until some are added.
     pub fn new(name: impl Into<String>) -> Self {
         ScriptedModel {
             name: name.into(),
