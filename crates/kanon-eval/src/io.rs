@@ -14,7 +14,7 @@ use kanon_core::tab::read_tab;
 use rustc_hash::FxHashMap;
 
 use crate::error::Result;
-use crate::spans::{GoldDocument, GoldMention};
+use crate::gold::{GoldDocument, GoldMention};
 
 /// Reads gold annotations. The system format has no texts: character coverage is then measured up
 /// to the furthest gold offset (predicted characters beyond it count as outside the gold).

@@ -22,10 +22,12 @@
 //! ```
 
 pub mod error;
+pub mod gold;
 pub mod io;
 pub mod job;
 pub mod privacy;
 pub mod report;
+mod sanitized;
 pub mod spans;
 pub mod tab;
 pub mod tps;
@@ -33,9 +35,10 @@ pub mod types;
 pub mod utility;
 
 pub use error::{Error, Result};
+pub use gold::{GoldDocument, GoldMention};
 pub use io::{read_gold, read_predictions};
 pub use job::EvalJob;
 pub use privacy::PrivacyReport;
-pub use spans::{GoldDocument, GoldMention, PrecisionRecall, SpanReport, evaluate_spans};
+pub use spans::{PrecisionRecall, SpanReport, evaluate_spans};
 pub use tab::{TabReport, evaluate_tab};
 pub use utility::UtilityReport;

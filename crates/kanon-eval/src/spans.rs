@@ -19,32 +19,12 @@
 
 use std::collections::BTreeMap;
 
+use kanon_core::Span;
 use kanon_core::tab::IdentifierType;
-use kanon_core::{EntityType, Span};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-/// A mention to mask.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GoldMention {
-    pub span: Span,
-    pub identifier: Option<IdentifierType>,
-    /// Mentions of one entity share it.
-    pub entity: Option<String>,
-    /// The annotators' type (TAB's `entity_type`), when the gold has one.
-    pub entity_type: Option<EntityType>,
-}
-
-/// A document with each annotator's mentions to mask.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GoldDocument {
-    pub id: String,
-    pub text: String,
-    pub annotators: Vec<Vec<GoldMention>>,
-    /// Mentions the annotators marked and left unmasked (TAB's `NO_MASK`), all annotators: not
-    /// scored, but a predicted span on one is a false positive.
-    pub unmasked_mentions: usize,
-}
+use crate::gold::GoldDocument;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct PrecisionRecall {
@@ -415,6 +395,7 @@ fn coverage(spans: &[Span], length: usize) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gold::GoldMention;
 
     fn mention(start: usize, end: usize, identifier: IdentifierType, entity: &str) -> GoldMention {
         GoldMention {

@@ -57,7 +57,7 @@ use kanon_sanitize::{Reason, SanitizedDocument};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::utility::{paired, replaced_characters};
+use crate::sanitized::{paired, replaced_characters};
 
 /// How similar a replacement is to the text it replaced, in [0, 1].
 pub trait TermSimilarity: Send + Sync {

@@ -13,7 +13,7 @@ use kanon_core::{EntityType, Span};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::spans::GoldDocument;
+use crate::gold::GoldDocument;
 
 /// What a predicted span without a type is counted as.
 pub const UNTYPED: &str = "untyped";
@@ -127,7 +127,7 @@ impl TypeConfusion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spans::GoldMention;
+    use crate::gold::GoldMention;
 
     fn mention(start: usize, end: usize, entity_type: EntityType) -> GoldMention {
         GoldMention {

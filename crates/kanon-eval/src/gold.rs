@@ -1,0 +1,27 @@
+//! The gold a detector is scored against: each document's mentions to mask, one set per
+//! annotator ([`crate::io::read_gold`] reads them from TAB's files).
+
+use kanon_core::tab::IdentifierType;
+use kanon_core::{EntityType, Span};
+
+/// A mention to mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoldMention {
+    pub span: Span,
+    pub identifier: Option<IdentifierType>,
+    /// Mentions of one entity share it.
+    pub entity: Option<String>,
+    /// The annotators' type (TAB's `entity_type`), when the gold has one.
+    pub entity_type: Option<EntityType>,
+}
+
+/// A document with each annotator's mentions to mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoldDocument {
+    pub id: String,
+    pub text: String,
+    pub annotators: Vec<Vec<GoldMention>>,
+    /// Mentions the annotators marked and left unmasked (TAB's `NO_MASK`), all annotators: not
+    /// scored, but a predicted span on one is a false positive.
+    pub unmasked_mentions: usize,
+}
