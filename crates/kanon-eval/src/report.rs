@@ -249,8 +249,38 @@ impl Report {
             .y_label_formatter(&|y| format!("{:.0} %", 100.0 * y))
             .draw()
             .map_err(|e| err(&e))?;
-        let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
         let headline = self.headline_attacker();
+        self.draw_attackers(&mut chart, x_of, headline)?;
+        self.draw_families(&mut chart, x_of, headline)?;
+        self.draw_names(&mut chart, x_of, headline)?;
+        if !self.attackers.is_empty() {
+            chart
+                .configure_series_labels()
+                // Where no sanitization lands: masking everything yet named; losing all utility
+                // yet named.
+                .position(if masked_axis {
+                    SeriesLabelPosition::UpperRight
+                } else {
+                    SeriesLabelPosition::UpperLeft
+                })
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()
+                .map_err(|e| err(&e))?;
+        }
+        Ok(())
+    }
+
+    /// Every attacker's points, a colour each (the headline attacker's larger), with a legend
+    /// entry.
+    fn draw_attackers<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        x_of: fn(&ReportRow) -> f64,
+        headline: Option<&str>,
+    ) -> std::result::Result<(), String> {
+        use plotters::prelude::*;
+        let palette = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
         for (i, attacker) in self.attackers.iter().enumerate() {
             let colour = palette[i % palette.len()];
             let points: Vec<(f64, f64)> = self
@@ -269,40 +299,53 @@ impl Report {
                         .iter()
                         .map(|&p| Circle::new(p, size, colour.filled())),
                 )
-                .map_err(|e| err(&e))?
+                .map_err(|e| e.to_string())?
                 .label(attacker.clone())
                 .legend(move |(x, y)| Circle::new((x + 10, y), size, colour.filled()));
         }
-        let headline_point = |row: &ReportRow| {
-            (
-                x_of(row),
-                headline
-                    .and_then(|a| row.trir.get(a))
-                    .map_or(0.0, |t| t.top1),
-            )
-        };
-        // One method at several settings: its curve.
+        Ok(())
+    }
+
+    /// One method at several settings (rows `FAMILY@SETTING`): a line through its headline
+    /// points, its curve.
+    fn draw_families<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        x_of: fn(&ReportRow) -> f64,
+        headline: Option<&str>,
+    ) -> std::result::Result<(), String> {
+        use plotters::prelude::*;
         let mut families: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
         for row in &self.rows {
             if let Some((family, _)) = row.name.split_once('@') {
                 families
                     .entry(family)
                     .or_default()
-                    .push(headline_point(row));
+                    .push(headline_point(row, x_of, headline));
             }
         }
         for points in families.values_mut().filter(|p| p.len() > 1) {
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             chart
                 .draw_series(LineSeries::new(points.clone(), BLACK.mix(0.5)))
-                .map_err(|e| err(&e))?;
+                .map_err(|e| e.to_string())?;
         }
-        // The sanitizations' names beside their headline points (or on the x axis), moved
-        // down a line while they would cover an earlier one, with a line back to the point.
+        Ok(())
+    }
+
+    /// The sanitizations' names beside their headline points (or on the x axis), moved down a
+    /// line while they would cover an earlier one, with a line back to the point.
+    fn draw_names<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        x_of: fn(&ReportRow) -> f64,
+        headline: Option<&str>,
+    ) -> std::result::Result<(), String> {
+        use plotters::prelude::*;
         // A character of the label is about 0.0095 of the axis wide.
         let mut placed: Vec<(f64, f64, f64)> = Vec::new();
         for row in &self.rows {
-            let point = headline_point(row);
+            let point = headline_point(row, x_of, headline);
             let x = point.0 + 0.012;
             let width = 0.0095 * row.name.chars().count() as f64;
             let mut y = point.1 + 0.02;
@@ -316,7 +359,7 @@ impl Report {
             if (y - (point.1 + 0.02)).abs() > 1e-9 {
                 chart
                     .draw_series(LineSeries::new([point, (x, y - 0.012)], BLACK.mix(0.4)))
-                    .map_err(|e| err(&e))?;
+                    .map_err(|e| e.to_string())?;
             }
             chart
                 .draw_series(std::iter::once(Text::new(
@@ -324,52 +367,40 @@ impl Report {
                     (x, y),
                     ("sans-serif", 14),
                 )))
-                .map_err(|e| err(&e))?;
-        }
-        if !self.attackers.is_empty() {
-            chart
-                .configure_series_labels()
-                // Where no sanitization lands: masking everything yet named; losing all utility
-                // yet named.
-                .position(if masked_axis {
-                    SeriesLabelPosition::UpperRight
-                } else {
-                    SeriesLabelPosition::UpperLeft
-                })
-                .border_style(BLACK)
-                .background_style(WHITE.mix(0.8))
-                .draw()
-                .map_err(|e| err(&e))?;
+                .map_err(|e| e.to_string())?;
         }
         Ok(())
     }
 }
 
+/// A panel of the plot: both axes run over [0, 1.05].
+type Chart<'a, DB> = plotters::chart::ChartContext<
+    'a,
+    DB,
+    plotters::coord::cartesian::Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
+
+/// Where a row stands on a panel: `x_of` it, and the headline attacker's TRIR (top-1; 0 when
+/// there is no attacker).
+fn headline_point(
+    row: &ReportRow,
+    x_of: fn(&ReportRow) -> f64,
+    headline: Option<&str>,
+) -> (f64, f64) {
+    (
+        x_of(row),
+        headline
+            .and_then(|a| row.trir.get(a))
+            .map_or(0.0, |t| t.top1),
+    )
+}
+
 /// Runs the comparison and writes its three files into `job.out`.
 pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
-    if job.runs.is_empty() {
-        return Err(Error::Setting("no sanitized output to compare".into()));
-    }
-    let mut names = std::collections::HashSet::new();
-    for run in &job.runs {
-        if run.name == ORIGINAL || !names.insert(run.name.as_str()) {
-            return Err(Error::Setting(format!(
-                "two sanitizations named {:?} (`{ORIGINAL}` is the unsanitized texts' row)",
-                run.name
-            )));
-        }
-    }
-    let originals = kanon_core::io::read_documents(&job.docs)?.docs;
-    if originals.is_empty() {
-        return Err(kanon_core::Error::format(&job.docs, "no documents").into());
-    }
-    // Every input is read before the models are opened: a bad file fails at once.
-    let mut outputs = Vec::with_capacity(job.runs.len());
-    for run in &job.runs {
-        let sanitized = read_sanitized(&run.sanitized)?;
-        evaluate_utility(&originals, &sanitized)?;
-        outputs.push(sanitized);
-    }
+    let (originals, outputs) = read_inputs(job)?;
     let background = job
         .background
         .as_deref()
@@ -399,12 +430,72 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
         Truth::Id => Some(id.to_owned()),
         _ => people.get(id).cloned(),
     };
+    let unsanitized = unsanitized(job, &originals, &outputs)?;
+    let measures = Measures {
+        originals: &originals,
+        tps: evaluator.as_ref(),
+        privacy: background.as_ref().map(|b| (b, attacker_refs.as_slice())),
+        person_of: &person_of,
+        gold: gold.as_deref(),
+    };
+    let mut attacker_names: Vec<String> = attackers.iter().map(|a| a.name().to_owned()).collect();
+    if attackers.len() > 1 {
+        attacker_names.push(ENSEMBLE.into());
+    }
+    progress.stage("report", job.runs.len() as u64 + 1);
+    let runs = std::iter::once((ORIGINAL.to_owned(), unsanitized))
+        .chain(job.runs.iter().map(|run| run.name.clone()).zip(outputs));
+    let report = measures.compare(runs, attacker_names, progress)?;
+    std::fs::create_dir_all(&job.out).map_err(|e| kanon_core::Error::io(&job.out, e))?;
+    kanon_core::io::write_json(&job.out.join(REPORT_JSON), &report)?;
+    let markdown = report.markdown();
+    kanon_core::io::atomic_write(&job.out.join(REPORT_MARKDOWN), |w| {
+        w.write_all(markdown.as_bytes())
+    })?;
+    report.plot(&job.out.join(REPORT_PLOT))?;
+    Ok(report)
+}
 
-    // Every row measures the same documents: those the sanitizations cover (a run limited to its
-    // first N documents is compared with those N originals).
+/// The originals and each run's sanitized documents, checked: the runs have names of their own
+/// and every sanitized document fits its original. Every input is read before the models are
+/// opened, so a bad file fails at once.
+fn read_inputs(job: &ReportJob) -> Result<(Vec<Document>, Vec<Vec<SanitizedDocument>>)> {
+    if job.runs.is_empty() {
+        return Err(Error::Setting("no sanitized output to compare".into()));
+    }
+    let mut names = std::collections::HashSet::new();
+    for run in &job.runs {
+        if run.name == ORIGINAL || !names.insert(run.name.as_str()) {
+            return Err(Error::Setting(format!(
+                "two sanitizations named {:?} (`{ORIGINAL}` is the unsanitized texts' row)",
+                run.name
+            )));
+        }
+    }
+    let originals = kanon_core::io::read_documents(&job.docs)?.docs;
+    if originals.is_empty() {
+        return Err(kanon_core::Error::format(&job.docs, "no documents").into());
+    }
+    let mut outputs = Vec::with_capacity(job.runs.len());
+    for run in &job.runs {
+        let sanitized = read_sanitized(&run.sanitized)?;
+        evaluate_utility(&originals, &sanitized)?;
+        outputs.push(sanitized);
+    }
+    Ok((originals, outputs))
+}
+
+/// The original row: the originals the sanitizations cover, unchanged. Every row measures the
+/// same documents (a run limited to its first N documents is compared with those N originals),
+/// so runs that cover different documents are an error.
+fn unsanitized(
+    job: &ReportJob,
+    originals: &[Document],
+    outputs: &[Vec<SanitizedDocument>],
+) -> Result<Vec<SanitizedDocument>> {
     let covered: std::collections::HashSet<&str> =
         outputs[0].iter().map(|doc| doc.id.as_str()).collect();
-    for (run, sanitized) in job.runs.iter().zip(&outputs).skip(1) {
+    for (run, sanitized) in job.runs.iter().zip(outputs).skip(1) {
         let ids: std::collections::HashSet<&str> =
             sanitized.iter().map(|doc| doc.id.as_str()).collect();
         if ids != covered {
@@ -418,7 +509,7 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
             )));
         }
     }
-    let unsanitized: Vec<SanitizedDocument> = originals
+    Ok(originals
         .iter()
         .filter(|doc| covered.contains(doc.id.as_str()))
         .map(|doc| SanitizedDocument {
@@ -426,114 +517,113 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
             text: doc.text.clone(),
             edits: Vec::new(),
         })
-        .collect();
-    let mut rows = Vec::new();
-    let mut attacked_documents = 0;
-    let mut estimators = (None, None);
-    progress.stage("report", job.runs.len() as u64 + 1);
-    let runs = std::iter::once((ORIGINAL.to_owned(), unsanitized))
-        .chain(job.runs.iter().map(|run| run.name.clone()).zip(outputs));
-    for (name, sanitized) in runs {
-        let row = measure(
-            &name,
-            &originals,
-            &sanitized,
-            evaluator.as_ref(),
-            background.as_ref().map(|b| (b, attacker_refs.as_slice())),
-            &person_of,
-            gold.as_deref(),
-        )?;
-        if let Some(tps) = &row.1 {
-            estimators = (
-                Some(tps.information_content.clone()),
-                Some(tps.similarity.clone()),
-            );
-        }
-        attacked_documents = row.2;
-        rows.push(row.0);
-        progress.advance(1);
-    }
-    let mut attacker_names: Vec<String> = attackers.iter().map(|a| a.name().to_owned()).collect();
-    if attackers.len() > 1 {
-        attacker_names.push(ENSEMBLE.into());
-    }
-    let report = Report {
-        rows,
-        attackers: attacker_names,
-        tps_information_content: estimators.0,
-        tps_similarity: estimators.1,
-        attacked_documents,
-    };
-    std::fs::create_dir_all(&job.out).map_err(|e| kanon_core::Error::io(&job.out, e))?;
-    kanon_core::io::write_json(&job.out.join(REPORT_JSON), &report)?;
-    let markdown = report.markdown();
-    kanon_core::io::atomic_write(&job.out.join(REPORT_MARKDOWN), |w| {
-        w.write_all(markdown.as_bytes())
-    })?;
-    report.plot(&job.out.join(REPORT_PLOT))?;
-    Ok(report)
+        .collect())
 }
 
-/// One row: the run's utility, TPS, TRIR and masking recall; with its TPS report and the number
-/// of documents attacked.
-fn measure(
-    name: &str,
-    originals: &[Document],
-    sanitized: &[SanitizedDocument],
-    tps: Option<&TpsEvaluator<'_>>,
-    privacy: Option<(&Background, &[&dyn Attacker])>,
-    person_of: &dyn Fn(&str) -> Option<String>,
-    gold: Option<&[kanon_core::tab::TabDocument]>,
-) -> Result<(ReportRow, Option<crate::tps::TpsReport>, usize)> {
-    let utility = evaluate_utility(originals, sanitized)?;
-    let tps = tps.map(|e| e.evaluate(originals, sanitized)).transpose()?;
-    let (trir, attacked) = match privacy {
-        Some((background, attackers)) => {
-            let docs: Vec<AttackedDocument> = sanitized
-                .iter()
-                .map(|d| AttackedDocument {
-                    id: d.id.clone(),
-                    text: d.text.clone(),
-                })
-                .collect();
-            let report = evaluate_privacy(background, &docs, person_of, attackers)?;
-            (report.attackers, report.documents)
+/// What every row is measured against and with.
+struct Measures<'a> {
+    originals: &'a [Document],
+    tps: Option<&'a TpsEvaluator<'a>>,
+    /// The background and the attackers, when there is a background.
+    privacy: Option<(&'a Background, &'a [&'a dyn Attacker])>,
+    person_of: &'a dyn Fn(&str) -> Option<String>,
+    /// TAB-schema gold, for the runs' masking recall.
+    gold: Option<&'a [kanon_core::tab::TabDocument]>,
+}
+
+impl Measures<'_> {
+    /// The report of the named runs, a row each in order; `attackers` names its TRIR columns.
+    fn compare(
+        &self,
+        runs: impl Iterator<Item = (String, Vec<SanitizedDocument>)>,
+        attackers: Vec<String>,
+        progress: &dyn Progress,
+    ) -> Result<Report> {
+        let mut rows = Vec::new();
+        let mut attacked_documents = 0;
+        let mut estimators = (None, None);
+        for (name, sanitized) in runs {
+            let (row, tps, attacked) = self.measure(&name, &sanitized)?;
+            if let Some(tps) = &tps {
+                estimators = (
+                    Some(tps.information_content.clone()),
+                    Some(tps.similarity.clone()),
+                );
+            }
+            attacked_documents = attacked;
+            rows.push(row);
+            progress.advance(1);
         }
-        None => (BTreeMap::new(), 0),
-    };
-    let masking = match gold {
-        Some(gold) => {
-            let predicted: FxHashMap<String, Vec<Span>> = sanitized
-                .iter()
-                .map(|d| {
-                    (
-                        d.id.clone(),
-                        d.edits.iter().map(|e| Span::new(e.start, e.end)).collect(),
-                    )
+        Ok(Report {
+            rows,
+            attackers,
+            tps_information_content: estimators.0,
+            tps_similarity: estimators.1,
+            attacked_documents,
+        })
+    }
+
+    /// One row: the run's utility, TPS, TRIR and masking recall; with its TPS report and the
+    /// number of documents attacked.
+    fn measure(
+        &self,
+        name: &str,
+        sanitized: &[SanitizedDocument],
+    ) -> Result<(ReportRow, Option<crate::tps::TpsReport>, usize)> {
+        let originals = self.originals;
+        let utility = evaluate_utility(originals, sanitized)?;
+        let tps = self
+            .tps
+            .map(|e| e.evaluate(originals, sanitized))
+            .transpose()?;
+        let (trir, attacked) = match self.privacy {
+            Some((background, attackers)) => {
+                let docs: Vec<AttackedDocument> = sanitized
+                    .iter()
+                    .map(|d| AttackedDocument {
+                        id: d.id.clone(),
+                        text: d.text.clone(),
+                    })
+                    .collect();
+                let report = evaluate_privacy(background, &docs, self.person_of, attackers)?;
+                (report.attackers, report.documents)
+            }
+            None => (BTreeMap::new(), 0),
+        };
+        let masking = match self.gold {
+            Some(gold) => {
+                let predicted: FxHashMap<String, Vec<Span>> = sanitized
+                    .iter()
+                    .map(|d| {
+                        (
+                            d.id.clone(),
+                            d.edits.iter().map(|e| Span::new(e.start, e.end)).collect(),
+                        )
+                    })
+                    .collect();
+                let tab = evaluate_tab(gold, &predicted)?;
+                Some(MaskingRecall {
+                    entity_recall_direct: tab.entity_recall_direct,
+                    entity_recall_quasi: tab.entity_recall_quasi,
+                    token_recall: tab.token_recall,
+                    token_precision: tab.token_precision,
                 })
-                .collect();
-            let tab = evaluate_tab(gold, &predicted)?;
-            Some(MaskingRecall {
-                entity_recall_direct: tab.entity_recall_direct,
-                entity_recall_quasi: tab.entity_recall_quasi,
-                token_recall: tab.token_recall,
-                token_precision: tab.token_precision,
-            })
-        }
-        None => None,
-    };
-    Ok((
-        ReportRow {
-            name: name.to_owned(),
-            documents: utility.documents,
-            chars_changed: utility.chars_changed,
-            words_changed: utility.words_changed,
-            length_ratio: utility.length_ratio,
-            tps: tps.as_ref().map(|t| t.tps),
-            trir,
-            masking,
-        },
-        tps,
-        attacked,
-    ))
+            }
+            None => None,
+        };
+        Ok((
+            ReportRow {
+                name: name.to_owned(),
+                documents: utility.documents,
+                chars_changed: utility.chars_changed,
+                words_changed: utility.words_changed,
+                length_ratio: utility.length_ratio,
+                tps: tps.as_ref().map(|t| t.tps),
+                trir,
+                masking,
+            },
+            tps,
+            attacked,
+        ))
+    }
 }

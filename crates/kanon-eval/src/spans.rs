@@ -24,7 +24,7 @@ use kanon_core::tab::IdentifierType;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::gold::GoldDocument;
+use crate::gold::{GoldDocument, GoldMention};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct PrecisionRecall {
@@ -212,6 +212,23 @@ struct IdentifierCounts {
     protected: usize,
 }
 
+/// Counts added up over every (document, annotator) pair; the report's figures are their ratios.
+#[derive(Default)]
+struct SpanCounts {
+    gold_mentions: usize,
+    predicted_spans: usize,
+    exact_right: usize,
+    partial_right: usize,
+    exact_found: usize,
+    partial_found: usize,
+    /// In half points: 2 per exact pair, 1 per overlapping pair.
+    semeval_half_points: usize,
+    gold_chars: usize,
+    pred_chars: usize,
+    both_chars: usize,
+    by_identifier: BTreeMap<IdentifierType, IdentifierCounts>,
+}
+
 /// Evaluates predicted spans (by document id) against the gold.
 pub fn evaluate_spans(
     gold: &[GoldDocument],
@@ -225,11 +242,7 @@ pub fn evaluate_spans(
             .count(),
         ..SpanReport::default()
     };
-    let (mut exact_right, mut partial_right, mut exact_found, mut partial_found) = (0, 0, 0, 0);
-    // In half points: 2 per exact pair, 1 per overlapping pair.
-    let mut semeval_half_points = 0;
-    let (mut gold_chars, mut pred_chars, mut both_chars) = (0usize, 0usize, 0usize);
-    let mut by_identifier: BTreeMap<IdentifierType, IdentifierCounts> = BTreeMap::new();
+    let mut counts = SpanCounts::default();
     for doc in gold {
         report.unmasked_mentions += doc.unmasked_mentions;
         let empty = Vec::new();
@@ -242,99 +255,131 @@ pub fn evaluate_spans(
         let length = doc.text.chars().count();
         let covered = coverage(&spans, length);
         for mentions in &doc.annotators {
-            let mut gold_spans: Vec<Span> = mentions.iter().map(|m| m.span).collect();
-            gold_spans.sort_unstable();
-            gold_spans.dedup();
-            report.gold_mentions += gold_spans.len();
-            report.predicted_spans += spans.len();
-            exact_right += spans
-                .iter()
-                .filter(|p| gold_spans.binary_search(p).is_ok())
-                .count();
-            partial_right += spans
-                .iter()
-                .filter(|p| gold_spans.iter().any(|g| g.overlaps(p)))
-                .count();
-            exact_found += gold_spans
-                .iter()
-                .filter(|g| spans.binary_search(g).is_ok())
-                .count();
-            partial_found += gold_spans
-                .iter()
-                .filter(|g| spans.iter().any(|p| p.overlaps(g)))
-                .count();
-            let (exact_pairs, overlap_pairs) = pair_one_to_one(&spans, &gold_spans);
-            semeval_half_points += 2 * exact_pairs + overlap_pairs;
-
-            let gold_covered = coverage(&gold_spans, length);
-            gold_chars += gold_covered.iter().filter(|c| **c).count();
-            pred_chars += covered.iter().filter(|c| **c).count();
-            both_chars += gold_covered
-                .iter()
-                .zip(&covered)
-                .filter(|(g, p)| **g && **p)
-                .count();
-
-            let fully_masked = |s: &Span| (s.start..s.end.min(length)).all(|i| covered[i]);
-            // An entity is its id, or the mention alone when it has none.
-            let mut entities: BTreeMap<(IdentifierType, String), bool> = BTreeMap::new();
-            for (i, m) in mentions.iter().enumerate() {
-                let Some(identifier) = m.identifier else {
-                    continue;
-                };
-                let counts = by_identifier.entry(identifier).or_default();
-                counts.mentions += 1;
-                counts.exact += usize::from(spans.binary_search(&m.span).is_ok());
-                counts.partial += usize::from(spans.iter().any(|p| p.overlaps(&m.span)));
-                let key = m.entity.clone().unwrap_or_else(|| format!("#mention {i}"));
-                let entry = entities.entry((identifier, key)).or_insert(true);
-                *entry &= fully_masked(&m.span);
-            }
-            for ((identifier, _), protected) in entities {
-                let counts = by_identifier.entry(identifier).or_default();
-                counts.entities += 1;
-                counts.protected += usize::from(protected);
-            }
+            counts.add_annotator(&spans, &covered, mentions, length);
         }
     }
-    report.exact = PrecisionRecall::new(
-        exact_right,
-        report.predicted_spans,
-        exact_found,
-        report.gold_mentions,
-    );
-    report.partial = PrecisionRecall::new(
-        partial_right,
-        report.predicted_spans,
-        partial_found,
-        report.gold_mentions,
-    );
-    report.semeval = PrecisionRecall::from_ratios(
-        ratio(semeval_half_points, 2 * report.predicted_spans),
-        ratio(semeval_half_points, 2 * report.gold_mentions),
-    );
-    report.char_precision = ratio(both_chars, pred_chars);
-    report.char_recall = ratio(both_chars, gold_chars);
-    report.by_identifier = by_identifier
-        .into_iter()
-        .map(|(identifier, c)| {
-            let name = serde_json::to_value(identifier)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            (
-                name,
-                IdentifierRecall {
-                    mentions: c.mentions,
-                    exact: ratio(c.exact, c.mentions),
-                    partial: ratio(c.partial, c.mentions),
-                    entities: c.entities,
-                    entity_level: ratio(c.protected, c.entities),
-                },
-            )
-        })
-        .collect();
+    counts.fill(&mut report);
     report
+}
+
+impl SpanCounts {
+    /// Counts one annotator's `mentions` of a document of `length` characters against the
+    /// document's predicted `spans` (sorted, without repeats), which cover `covered`.
+    fn add_annotator(
+        &mut self,
+        spans: &[Span],
+        covered: &[bool],
+        mentions: &[GoldMention],
+        length: usize,
+    ) {
+        let mut gold_spans: Vec<Span> = mentions.iter().map(|m| m.span).collect();
+        gold_spans.sort_unstable();
+        gold_spans.dedup();
+        self.gold_mentions += gold_spans.len();
+        self.predicted_spans += spans.len();
+        self.exact_right += spans
+            .iter()
+            .filter(|p| gold_spans.binary_search(p).is_ok())
+            .count();
+        self.partial_right += spans
+            .iter()
+            .filter(|p| gold_spans.iter().any(|g| g.overlaps(p)))
+            .count();
+        self.exact_found += gold_spans
+            .iter()
+            .filter(|g| spans.binary_search(g).is_ok())
+            .count();
+        self.partial_found += gold_spans
+            .iter()
+            .filter(|g| spans.iter().any(|p| p.overlaps(g)))
+            .count();
+        let (exact_pairs, overlap_pairs) = pair_one_to_one(spans, &gold_spans);
+        self.semeval_half_points += 2 * exact_pairs + overlap_pairs;
+
+        let gold_covered = coverage(&gold_spans, length);
+        self.gold_chars += gold_covered.iter().filter(|c| **c).count();
+        self.pred_chars += covered.iter().filter(|c| **c).count();
+        self.both_chars += gold_covered
+            .iter()
+            .zip(covered)
+            .filter(|(g, p)| **g && **p)
+            .count();
+        self.add_identifiers(spans, covered, mentions, length);
+    }
+
+    /// Counts the mentions that have an identifier type, and their entities (an entity is its
+    /// id, or the mention alone when it has none).
+    fn add_identifiers(
+        &mut self,
+        spans: &[Span],
+        covered: &[bool],
+        mentions: &[GoldMention],
+        length: usize,
+    ) {
+        let fully_masked = |s: &Span| (s.start..s.end.min(length)).all(|i| covered[i]);
+        let mut entities: BTreeMap<(IdentifierType, String), bool> = BTreeMap::new();
+        for (i, m) in mentions.iter().enumerate() {
+            let Some(identifier) = m.identifier else {
+                continue;
+            };
+            let counts = self.by_identifier.entry(identifier).or_default();
+            counts.mentions += 1;
+            counts.exact += usize::from(spans.binary_search(&m.span).is_ok());
+            counts.partial += usize::from(spans.iter().any(|p| p.overlaps(&m.span)));
+            let key = m.entity.clone().unwrap_or_else(|| format!("#mention {i}"));
+            let entry = entities.entry((identifier, key)).or_insert(true);
+            *entry &= fully_masked(&m.span);
+        }
+        for ((identifier, _), protected) in entities {
+            let counts = self.by_identifier.entry(identifier).or_default();
+            counts.entities += 1;
+            counts.protected += usize::from(protected);
+        }
+    }
+
+    /// Writes the counts and their ratios into `report`.
+    fn fill(self, report: &mut SpanReport) {
+        report.gold_mentions = self.gold_mentions;
+        report.predicted_spans = self.predicted_spans;
+        report.exact = PrecisionRecall::new(
+            self.exact_right,
+            report.predicted_spans,
+            self.exact_found,
+            report.gold_mentions,
+        );
+        report.partial = PrecisionRecall::new(
+            self.partial_right,
+            report.predicted_spans,
+            self.partial_found,
+            report.gold_mentions,
+        );
+        report.semeval = PrecisionRecall::from_ratios(
+            ratio(self.semeval_half_points, 2 * report.predicted_spans),
+            ratio(self.semeval_half_points, 2 * report.gold_mentions),
+        );
+        report.char_precision = ratio(self.both_chars, self.pred_chars);
+        report.char_recall = ratio(self.both_chars, self.gold_chars);
+        report.by_identifier = self
+            .by_identifier
+            .into_iter()
+            .map(|(identifier, c)| {
+                let name = serde_json::to_value(identifier)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                (
+                    name,
+                    IdentifierRecall {
+                        mentions: c.mentions,
+                        exact: ratio(c.exact, c.mentions),
+                        partial: ratio(c.partial, c.mentions),
+                        entities: c.entities,
+                        entity_level: ratio(c.protected, c.entities),
+                    },
+                )
+            })
+            .collect();
+    }
 }
 
 /// Pairs predicted and gold spans (each sorted, without repeats) one to one, SemEval-2013 style:
@@ -395,7 +440,6 @@ fn coverage(spans: &[Span], length: usize) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gold::GoldMention;
 
     fn mention(start: usize, end: usize, identifier: IdentifierType, entity: &str) -> GoldMention {
         GoldMention {
