@@ -58,10 +58,15 @@ pub struct BuildSummary {
 }
 
 impl BuildSummary {
-    /// One line: the counts, the times and the index directory.
+    /// What a person reads: the headline, on a line of its own.
     pub fn render(&self) -> String {
+        format!("{}\n", self.headline())
+    }
+
+    /// One line: the counts, the times and the index directory.
+    pub fn headline(&self) -> String {
         format!(
-            "indexed {} people: {} terms, {} postings in {:.1}s (KG read {:.1}s) -> {}\n",
+            "indexed {} people: {} terms, {} postings in {:.1}s (KG read {:.1}s) -> {}",
             self.meta.people,
             self.meta.terms,
             self.meta.postings,

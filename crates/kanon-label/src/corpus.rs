@@ -130,21 +130,30 @@ impl LabelSummary {
             .map(|(a, n)| format!("{a}: {n}"))
             .collect();
         format!(
-            "labeled {} of {} documents in {:.1}s ({} skipped: see skipped.jsonl) -> {}\n\
+            "{}\n\
              splits: {}\n\
              KG terms per document {:.2}, masked terms per document {:.2}, masked tokens {:.1}%, documents without KG terms {}\n\
              masks by the arity that forced them: {}\n",
-            s.labeled,
-            s.documents,
-            self.seconds,
-            s.skipped,
-            self.out.display(),
+            self.headline(),
             splits.join(", "),
             s.terms_per_document,
             s.masks_per_document,
             100.0 * s.masked_token_share,
             s.documents_without_terms,
             arities.join(", ")
+        )
+    }
+
+    /// One line: documents labeled and skipped, the time, the corpus directory.
+    pub fn headline(&self) -> String {
+        let s = &self.manifest.stats;
+        format!(
+            "labeled {} of {} documents in {:.1}s ({} skipped: see skipped.jsonl) -> {}",
+            s.labeled,
+            s.documents,
+            self.seconds,
+            s.skipped,
+            self.out.display()
         )
     }
 }

@@ -173,10 +173,15 @@ pub struct DetectSummary {
 }
 
 impl DetectSummary {
-    /// One line for a person: spans, documents, time and throughput, the file.
+    /// What a person reads: the headline, on a line of its own.
     pub fn render(&self) -> String {
+        format!("{}\n", self.headline())
+    }
+
+    /// One line: spans, documents, time and throughput, the file.
+    pub fn headline(&self) -> String {
         format!(
-            "detected {} spans in {} documents in {:.1}s ({:.1} docs/s) -> {}\n",
+            "detected {} spans in {} documents in {:.1}s ({:.1} docs/s) -> {}",
             self.spans,
             self.documents,
             self.seconds,

@@ -187,15 +187,20 @@ pub struct TrainReport {
 impl TrainReport {
     /// What the run did, as a person reads it; `out` is the checkpoint directory.
     pub fn render(&self, out: &Path) -> String {
+        format!("{}\n", self.headline(out))
+    }
+
+    /// [`TrainReport::render`] in one line, without its line end.
+    pub fn headline(&self, out: &Path) -> String {
         if self.interrupted {
             return format!(
-                "interrupted after step {}: state saved in {}; continue with the same command and --resume\n",
+                "interrupted after step {}: state saved in {}; continue with the same command and --resume",
                 self.steps,
                 resume_dir(out).display()
             );
         }
         format!(
-            "trained {} steps ({} epochs, {} windows) in {:.0}s, {:.0} tokens/s; loss {:.3} -> {:.3}; dev F1 by epoch {:?}; best {:.3} -> {}\n",
+            "trained {} steps ({} epochs, {} windows) in {:.0}s, {:.0} tokens/s; loss {:.3} -> {:.3}; dev F1 by epoch {:?}; best {:.3} -> {}",
             self.steps,
             self.epochs_run,
             self.train_examples,

@@ -9,8 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, one_line, resolve,
-    resolve_opt,
+    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
 };
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
@@ -193,6 +192,6 @@ impl DetectStage {
         let summary = kanon_tagger::detect::run(&job, &device, run.progress)
             .map_err(|source| Error::Tagger { stage, source })?;
         let figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds});
-        Ok(StageSummary::new(one_line(&summary.render()), &figures))
+        Ok(StageSummary::new(summary.headline(), &figures))
     }
 }

@@ -4,9 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, one_line, resolve_opt,
-};
+use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve_opt};
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::stage::{Stage, StageHasher};
@@ -60,9 +58,6 @@ impl PipelineStage for IndexStage {
             ..kanon_index::BuildJob::new(run.wiring.kg_dir(), run.paths().index())
         };
         let summary = kanon_index::job::build(&job, run.progress).map_err(Error::Index)?;
-        Ok(StageSummary::new(
-            one_line(&summary.render()),
-            &summary.meta,
-        ))
+        Ok(StageSummary::new(summary.headline(), &summary.meta))
     }
 }

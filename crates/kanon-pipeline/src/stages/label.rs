@@ -9,9 +9,7 @@ use kanon_label::algorithm::LabelerConfig;
 use serde::{Deserialize, Serialize};
 
 use super::kg::KgStage;
-use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, one_line, resolve_opt,
-};
+use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve_opt};
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::stage::{Stage, StageHasher};
@@ -95,7 +93,7 @@ impl PipelineStage for LabelStage {
         job.shard = self.shard;
         let summary = kanon_label::corpus::run(&job, run.progress).map_err(Error::Label)?;
         Ok(StageSummary::new(
-            one_line(&summary.render()),
+            summary.headline(),
             &summary.manifest.stats,
         ))
     }

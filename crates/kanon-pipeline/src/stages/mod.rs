@@ -245,8 +245,3 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
     }
     out
 }
-
-/// The first line of a rendered summary.
-pub(crate) fn one_line(rendered: &str) -> String {
-    rendered.lines().next().unwrap_or_default().to_owned()
-}

@@ -7,8 +7,7 @@ use kanon_tagger::train::{TrainJob, TrainOptions};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, normalize, one_line,
-    resolve_opt,
+    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, normalize, resolve_opt,
 };
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
@@ -104,9 +103,6 @@ impl PipelineStage for TrainStage {
         if report.interrupted {
             return Err(Error::Interrupted { stage });
         }
-        Ok(StageSummary::new(
-            one_line(&report.render(&job.out)),
-            &report,
-        ))
+        Ok(StageSummary::new(report.headline(&job.out), &report))
     }
 }
