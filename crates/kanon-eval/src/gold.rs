@@ -7,7 +7,9 @@ use kanon_core::{EntityType, Span};
 /// A mention to mask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GoldMention {
+    /// Character offsets into the document's text.
     pub span: Span,
+    /// DIRECT or QUASI, when the gold says (TAB-schema gold does; the system format does not).
     pub identifier: Option<IdentifierType>,
     /// Mentions of one entity share it.
     pub entity: Option<String>,
@@ -18,8 +20,11 @@ pub struct GoldMention {
 /// A document with each annotator's mentions to mask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GoldDocument {
+    /// The document's id, as the predictions name it.
     pub id: String,
+    /// Its text (for the system format, which has none, spaces as long as the furthest span).
     pub text: String,
+    /// Each annotator's mentions to mask: a gold set per annotator.
     pub annotators: Vec<Vec<GoldMention>>,
     /// Mentions the annotators marked and left unmasked (TAB's `NO_MASK`), all annotators: not
     /// scored, but a predicted span on one is a false positive.

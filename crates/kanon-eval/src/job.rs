@@ -73,9 +73,15 @@ pub enum Truth {
     #[default]
     Id,
     /// A field of each JSONL record names the person.
-    Field { field: String },
+    Field {
+        /// The field's name.
+        field: String,
+    },
     /// A JSON object maps document ids to background names.
-    Map { path: PathBuf },
+    Map {
+        /// The JSON file.
+        path: PathBuf,
+    },
 }
 
 /// Documents to attack, and what the attacker knows.
@@ -87,6 +93,7 @@ pub struct PrivacyJob {
     /// The documents: `kanon sanitize`'s output, or any JSONL `{"id","text"}` or TAB-schema JSON
     /// (the original texts, for the risk before sanitization).
     pub sanitized: PathBuf,
+    /// Who each document is about.
     #[serde(default)]
     pub truth: Truth,
     /// Also attack with a fine-tuned BERT classifier (trained on the background when its

@@ -21,6 +21,8 @@
 //! assert_eq!(report.partial.recall, 1.0);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod gold;
 pub mod io;

@@ -203,8 +203,9 @@ pub struct PrivacyReport {
     pub documents: usize,
     /// Documents whose person is not in the background, not attacked, by id.
     pub unknown_people: Vec<String>,
-    /// People in the background, and those without a text (the attacker knows nothing of them).
+    /// People in the background.
     pub background_people: usize,
+    /// Of those, people without a text: the attacker knows nothing of them.
     pub background_without_text: usize,
     /// By attacker name (`bm25`, `bert`, and `ensemble`: re-identified by any of them).
     pub attackers: BTreeMap<String, Reidentification>,
@@ -234,7 +235,9 @@ impl PrivacyReport {
 /// A sanitized (or original) document: its id and text. Other fields are ignored.
 #[derive(Debug, Clone, Deserialize)]
 pub struct AttackedDocument {
+    /// The document's id: its person's background name, or a key to it (see `Truth`).
     pub id: String,
+    /// The text the attacker reads.
     pub text: String,
 }
 

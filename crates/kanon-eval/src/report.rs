@@ -27,8 +27,11 @@ use crate::utility::evaluate_utility;
 
 /// The name of the row of the unsanitized texts.
 pub const ORIGINAL: &str = "original";
+/// The report's file name in `out`: every figure, as JSON.
 pub const REPORT_JSON: &str = "report.json";
+/// The table's file name in `out`.
 pub const REPORT_MARKDOWN: &str = "report.md";
+/// The privacy–utility plot's file name in `out` (SVG).
 pub const REPORT_PLOT: &str = "privacy-utility.svg";
 
 /// One sanitized output to compare.
@@ -47,10 +50,12 @@ pub struct ReportRun {
 pub struct ReportJob {
     /// The original documents: JSONL `{"id","text"}` or TAB-schema JSON.
     pub docs: PathBuf,
+    /// The sanitizations, a row each in this order (after the originals' row).
     pub runs: Vec<ReportRun>,
     /// Public background texts (`[{"name", "public_knowledge"}]`): without them, no TRIR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<PathBuf>,
+    /// Who each document is about.
     #[serde(default)]
     pub truth: Truth,
     /// Also attack with a fine-tuned BERT.
@@ -71,24 +76,36 @@ impl ConfigFile for ReportJob {}
 /// TAB's figures for a run's edits.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MaskingRecall {
+    /// ER_di: share of direct-identifier entities all of whose mentions an edit covers.
     pub entity_recall_direct: f64,
+    /// ER_qi: the same for quasi identifiers.
     pub entity_recall_quasi: f64,
+    /// Share of the tokens to mask that an edit covers.
     pub token_recall: f64,
+    /// Uniform token-level precision of the edits: an edited token is right for each annotator
+    /// who masked it.
     pub token_precision: f64,
 }
 
 /// One row of the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReportRow {
+    /// The run's name ([`ORIGINAL`] for the unsanitized texts).
     pub name: String,
+    /// Sanitized documents measured.
     pub documents: usize,
+    /// Share of the originals' characters inside replaced spans, in [0, 1].
     pub chars_changed: f64,
+    /// Share of the originals' words a replaced span touches, in [0, 1].
     pub words_changed: f64,
+    /// The sanitized texts' length over the originals' (characters).
     pub length_ratio: f64,
+    /// Mean text preserved similarity, in [0, 1], when TPS models were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tps: Option<f64>,
     /// By attacker (and `ensemble`).
     pub trir: BTreeMap<String, Reidentification>,
+    /// TAB's recalls of the run's edits, when a gold was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masking: Option<MaskingRecall>,
 }
@@ -96,11 +113,14 @@ pub struct ReportRow {
 /// The comparison, with the estimators behind its figures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// The originals' row first, then one per run in the job's order.
     pub rows: Vec<ReportRow>,
     /// Attackers in column order.
     pub attackers: Vec<String>,
+    /// TPS's information-content estimator (the scoring model), when TPS was measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tps_information_content: Option<String>,
+    /// TPS's similarity estimator, when TPS was measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tps_similarity: Option<String>,
     /// Documents attacked per row (their person is in the background).

@@ -26,10 +26,15 @@ use serde::Serialize;
 
 use crate::gold::{GoldDocument, GoldMention};
 
+/// Precision, recall and their harmonic mean, each in [0, 1] (0 when there is nothing to
+/// divide by).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct PrecisionRecall {
+    /// Share of the predicted spans that are right.
     pub precision: f64,
+    /// Share of the gold mentions that are found.
     pub recall: f64,
+    /// 2·P·R / (P + R).
     pub f1: f64,
 }
 
@@ -59,32 +64,44 @@ fn ratio(a: usize, b: usize) -> f64 {
 /// Recall on the mentions of one identifier type.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct IdentifierRecall {
+    /// Mentions of this type, over all annotators.
     pub mentions: usize,
+    /// Share of them a predicted span has exactly.
     pub exact: f64,
+    /// Share of them a predicted span overlaps.
     pub partial: f64,
+    /// Entities of this type, per annotator (an entity with no id is its mention alone).
     pub entities: usize,
     /// TAB: share of entities all of whose mentions are entirely masked.
     pub entity_level: f64,
 }
 
+/// A detector's span scores against the gold (see the module docs for each measure).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SpanReport {
+    /// Gold documents.
     pub documents: usize,
     /// Gold documents with no prediction at all (counted as predicting nothing).
     pub documents_without_prediction: usize,
     /// Predictions for documents that are not in the gold (ignored).
     pub unknown_documents: usize,
+    /// Gold mentions to mask, each annotator's counted apart (repeats within one annotator once).
     pub gold_mentions: usize,
     /// The gold's `NO_MASK` mentions, left out of `gold_mentions` (see [`GoldDocument`]).
     pub unmasked_mentions: usize,
+    /// Predicted spans (without repeats), counted once per annotator of their document.
     pub predicted_spans: usize,
+    /// Same offsets count.
     pub exact: PrecisionRecall,
     /// Any overlap counts, for every span it touches (see the module docs).
     pub partial: PrecisionRecall,
     /// SemEval-2013's partial score: one-to-one pairs, ½ for an overlap that is not exact.
     pub semeval: PrecisionRecall,
+    /// Share of the predicted characters inside gold spans.
     pub char_precision: f64,
+    /// Share of the gold characters inside predicted spans.
     pub char_recall: f64,
+    /// Recall by identifier type (`DIRECT`, `QUASI`), when the gold has types.
     pub by_identifier: BTreeMap<String, IdentifierRecall>,
     /// The detector's span types against the gold's, when both have types.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -203,12 +220,14 @@ impl SpanReport {
     }
 }
 
+/// Counts of one identifier type's mentions and entities.
 #[derive(Default)]
 struct IdentifierCounts {
     mentions: usize,
     exact: usize,
     partial: usize,
     entities: usize,
+    /// Entities all of whose mentions are entirely inside predicted spans.
     protected: usize,
 }
 

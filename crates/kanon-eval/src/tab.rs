@@ -112,14 +112,17 @@ pub struct TabReport {
     pub entity_recall_quasi: f64,
     /// Entity-level recall on both.
     pub entity_recall_all: f64,
+    /// Share of the tokens of mentions to mask that are masked.
     pub token_recall: f64,
     /// Token-level recall by entity type (`PERSON`, `LOC`, …).
     pub token_recall_by_type: BTreeMap<String, f64>,
+    /// Share of the mentions to mask that are masked entirely.
     pub mention_recall: f64,
     /// Uniform (unweighted) token-level precision.
     pub token_precision: f64,
     /// Uniform mention-level precision.
     pub mention_precision: f64,
+    /// Harmonic mean of the token-level recall and uniform precision.
     pub token_f1: f64,
     /// Token-level precision weighted by information content, when a language model was given.
     #[serde(skip_serializing_if = "Option::is_none")]

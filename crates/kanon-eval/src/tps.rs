@@ -95,8 +95,9 @@ pub struct TpsReport {
     pub documents: usize,
     /// Documents with no term at all (nothing to preserve), not measured.
     pub documents_without_terms: usize,
-    /// Terms over all measured documents, and those among them that were replaced.
+    /// Terms over all measured documents.
     pub terms: usize,
+    /// Of those, terms a span of the edit log replaced.
     pub replaced_terms: usize,
     /// The information-content estimator: the scoring model.
     pub information_content: String,
@@ -105,6 +106,7 @@ pub struct TpsReport {
 }
 
 impl TpsReport {
+    /// The figures as a person reads them.
     pub fn render(&self) -> String {
         format!(
             "TPS {:.3} over {} documents ({} without terms, not measured); {} terms, {} replaced\n\
@@ -145,6 +147,7 @@ struct Term<'d> {
 }
 
 impl<'a> TpsEvaluator<'a> {
+    /// Information content from `scorer`'s log-probabilities, similarity from `similarity`.
     pub fn new(scorer: &'a dyn TextScorer, similarity: &'a dyn TermSimilarity) -> Self {
         TpsEvaluator {
             scorer,

@@ -93,6 +93,7 @@ pub fn type_confusion(
 }
 
 impl TypeConfusion {
+    /// Whether no gold mention had a type to compare.
     pub fn is_empty(&self) -> bool {
         self.by_gold.is_empty()
     }

@@ -53,6 +53,7 @@ pub struct UtilityReport {
 }
 
 impl UtilityReport {
+    /// The figures as a person reads them (percentages, one decimal), TPS's below.
     pub fn render(&self) -> String {
         let mut out = format!(
             "documents {} ({} originals not sanitized, not measured)\n\
