@@ -1,6 +1,6 @@
 //! The shareable record of a sanitization: the sanitized text, and per replaced span an edit
 //! saying where it was, what stands in its place and why. It names no original, candidate or
-//! guess (those are the [audit](crate::audit)'s), so it can travel with the text.
+//! guess (those are the audit's, `audit::AuditDocument`), so it can travel with the text.
 
 use kanon_core::EntityType;
 use serde::{Deserialize, Serialize};
@@ -34,7 +34,7 @@ pub enum Reason {
 }
 
 /// The replacement of one span, with how it was chosen: offsets, type, replacement and reason
-/// only — never an original, a candidate or a guess (those go to the [audit](crate::audit)).
+/// only — never an original, a candidate or a guess (those go to the audit).
 /// Offsets are characters of the original text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edit {
