@@ -1,5 +1,5 @@
 //! The gold a detector is scored against: each document's mentions to mask, one set per
-//! annotator ([`crate::io::read_gold`] reads them from TAB's files).
+//! annotator (`io::read_gold` reads them from TAB's files).
 
 use kanon_core::tab::IdentifierType;
 use kanon_core::{EntityType, Span};
