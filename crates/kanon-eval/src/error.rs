@@ -7,6 +7,9 @@ pub enum Error {
     /// Reading or writing a file (documents, gold, predictions, a report).
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
+    /// Reading the KG whose facts are the attacker's background.
+    #[error("reading the KG")]
+    Kg(#[source] kanon_kg::Error),
     /// Loading or training the neural attacker.
     #[error(transparent)]
     Detect(#[from] kanon_detect::Error),

@@ -211,7 +211,7 @@ pub struct TpsModels {
 }
 
 fn default_encoder() -> String {
-    "all-minilm-l6-v2".into()
+    kanon_models::DEFAULT_ENCODER.into()
 }
 
 impl Default for TpsModels {

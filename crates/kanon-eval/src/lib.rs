@@ -27,6 +27,7 @@ pub mod error;
 pub mod gold;
 pub mod io;
 pub mod job;
+pub mod kg_background;
 pub mod privacy;
 pub mod report;
 mod sanitized;

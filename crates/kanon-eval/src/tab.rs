@@ -18,7 +18,7 @@
 //! spaces and punctuation (`CHARACTERS_TO_IGNORE`), a few tokens (`mr`, `mrs`, `no`, `about`, …)
 //! and tokens of the parts of speech ADP, PART, CCONJ and DET. The script tags parts of speech
 //! with spaCy; kanon recognises those closed classes from word lists ([`ignorable_word`]), the
-//! one approximation here (the README gives its effect against the script).
+//! one approximation here (docs/evaluation.md gives its effect against the script).
 //!
 //! Several annotators: each annotator's entities are entities of their own (recall is a micro
 //! average over annotators), and precision counts each masked token once per annotator. As in

@@ -104,7 +104,8 @@ impl PipelineStage for EvalStage {
         std::fs::create_dir_all(&dir).with_path(&dir)?;
         let (background, truth) = if self.background_from_kg {
             let path = dir.join("background.json");
-            write_kg_background(&run.wiring.kg_dir(), &path)?;
+            kanon_eval::kg_background::write_kg_background(&run.wiring.kg_dir(), &path)
+                .map_err(Error::Eval)?;
             let truth = Truth::Field {
                 field: "person".into(),
             };
@@ -193,25 +194,4 @@ fn headline(report: &kanon_eval::report::Report) -> String {
 
 fn to_value<T: Serialize>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
-}
-
-/// What an attacker who holds the KG knows: one text per person (its name, aliases and facts),
-/// named by the person's KG id, which the documents' `person` field holds.
-fn write_kg_background(kg: &Path, out: &Path) -> Result<()> {
-    let (graph, _) = kanon_kg::store::read_kg_dir(kg).map_err(Error::Kg)?;
-    let entries: Vec<serde_json::Value> = graph
-        .people
-        .iter()
-        .map(|person| {
-            let mut text = person.label.clone();
-            for alias in &person.aliases {
-                text += &format!(". {alias}");
-            }
-            for fact in &person.facts {
-                text += &format!(". {}: {}", fact.property, fact.value);
-            }
-            json!({"name": person.id, "public_knowledge": text})
-        })
-        .collect();
-    Ok(kanon_core::io::write_json(out, &entries)?)
 }
