@@ -11,7 +11,7 @@
 //! Rules read the text's shape only (capitalisation, dates, the vocabularies' demonyms and
 //! occupations); nothing is learned from annotated data. What they miss stays unlabeled, and
 //! what they wrongly read becomes a term of the person that the labeler may mask: both are
-//! distant-supervision noise, measured in the README.
+//! distant-supervision noise, measured in docs/results/detector.md ("Actor abstracts").
 //!
 //! ```
 //! use kanon_kg::derive::Deriver;

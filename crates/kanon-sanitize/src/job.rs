@@ -150,7 +150,7 @@ struct DocumentRun {
 }
 
 /// The sentence encoder whose embeddings choose `substitute`'s words.
-const SUBSTITUTE_ENCODER: &str = "all-minilm-l6-v2";
+const SUBSTITUTE_ENCODER: &str = kanon_models::DEFAULT_ENCODER;
 
 /// Sanitizes the documents, resuming from `OUT.partial` when an earlier run left one.
 pub fn run(job: &SanitizeJob, progress: &dyn Progress) -> Result<SanitizeSummary> {

@@ -1,4 +1,4 @@
-//! Output that reads well: the README's examples and more, rendered one replacement at a time.
+//! Output that reads well: the examples of docs/results/sanitization.md and more, rendered one replacement at a time.
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 use kanon_core::EntityType;
@@ -26,7 +26,7 @@ fn one(text: &str, phrase: &str, entity_type: EntityType, with: &str, label: boo
 fn the_readme_examples_and_a_dozen_more() {
     use EntityType::*;
     let cases: &[(&str, &str, EntityType, &str, bool, &str)] = &[
-        // README: an article before a modifier and a candidate's own article.
+        // docs/results/sanitization.md: an article before a modifier and a candidate's own article.
         (
             "He is the former Kentucky State Treasurer.",
             "Kentucky",
@@ -35,7 +35,7 @@ fn the_readme_examples_and_a_dozen_more() {
             false,
             "He is the former state in the United States State Treasurer.",
         ),
-        // README: a label of a person takes no article.
+        // docs/results/sanitization.md: a label of a person takes no article.
         (
             "She married the Daoguang Emperor.",
             "Daoguang Emperor",

@@ -35,19 +35,19 @@ pub struct DetectConfig {
     /// Spans scored below this (their pieces' mean probability of the span's type) are dropped
     /// after tidying. A low threshold finds the whole extent of what it masks; this keeps only the
     /// spans the model is sure enough of, trading recall for precision span by span rather than
-    /// piece by piece (README, "Distant labels without holes"); 0 keeps every span.
+    /// piece by piece (docs/results/detector.md, "Distant labels without holes"); 0 keeps every span.
     #[serde(skip_serializing_if = "is_zero")]
     pub min_score: f32,
     /// Spans written without a capital letter ("politician", "science fiction") are dropped when
     /// scored below this. Annotators mark names far more often than common nouns: on the wiki553
-    /// dev set a third of the tagger's lower-case spans hit a gold mention (README, "Distant labels
+    /// dev set a third of the tagger's lower-case spans hit a gold mention (docs/results/detector.md, "Distant labels
     /// without holes"); above 1 drops them all. 0 keeps them (the default): a masked occupation
     /// still protects.
     #[serde(skip_serializing_if = "is_zero")]
     pub lowercase_min_score: f32,
     /// Which words make a span lower case for `lowercase_min_score`: `all` (the default) or the
     /// `last`, the phrase's head, so that "Italian football goalkeeper" counts as a common noun
-    /// phrase too (README, "Distant labels without holes").
+    /// phrase too (docs/results/detector.md, "Distant labels without holes").
     #[serde(skip_serializing_if = "is_default")]
     pub lowercase_words: LowercaseWords,
 }
@@ -74,7 +74,7 @@ impl Default for DetectConfig {
     }
 }
 
-/// On the wiki553 dev set (a MiniLM tagger of the README's real-data recipe, threshold 0.05), the
+/// On the wiki553 dev set (a MiniLM tagger of the real-data recipe of docs/results/detector.md, threshold 0.05), the
 /// PERSON spans scored below 0.3 were 10 % people and 90 % organisations, roles, events and
 /// unannotated words; above it, 79 % people.
 pub const DEFAULT_PERSON_CONFIDENCE: f32 = 0.3;

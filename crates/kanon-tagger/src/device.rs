@@ -205,8 +205,8 @@ fn pick(devices: Vec<Device>, runtime: &str, index: usize, none_hint: &str) -> R
 fn not_compiled(runtime: &str, index: usize) -> Error {
     Error::Setting(format!(
         "--device {runtime}:{index}: this kanon was built without the `{runtime}` feature; \
-         build it with `cargo build --release -p kanon-cli --features {runtime}` (README, \
-         \"Training on a GPU\")"
+         build it with `cargo build --release -p kanon-cli --features {runtime}` \
+         (docs/gpu.md)"
     ))
 }
 

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 /// kernels, `gemm`'s, ours). Started from a thread outside the pool, each loop is handed to the
 /// pool while the caller sleeps until it ends: a futex round trip per operation, with a core idle
 /// meanwhile. Started from a worker, the worker takes its own share at once. The whole pass is
-/// one hand-over instead: 10–20 % faster inference (README, "Speed against PyTorch"). `work`
+/// one hand-over instead: 10–20 % faster inference (docs/benchmarks.md, "Speed against PyTorch"). `work`
 /// must not wait on other rayon tasks through anything but rayon itself (a channel, a lock held
 /// across a parallel loop), which a tensor computation does not.
 pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
