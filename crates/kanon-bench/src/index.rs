@@ -7,9 +7,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use kanon_core::Document;
 use kanon_index::Index;
 use kanon_kg::synth::{SynthConfig, synthesize};
-use kanon_kg::{TermGenerator, Vocabulary, Whitelist};
+use kanon_kg::{KnowledgeGraph, TermGenerator, Vocabulary, Whitelist};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -29,6 +30,7 @@ pub struct IndexBench {
     pub passes: usize,
     /// People in the synthetic KG.
     pub people: usize,
+    /// The seed of the synthetic population and of the sampled queries.
     pub seed: u64,
     /// Intersection queries per arity.
     pub queries: usize,
@@ -38,6 +40,8 @@ pub struct IndexBench {
     pub work_dir: Option<PathBuf>,
 }
 
+/// What `kanon bench index` measured (serialised for `--json`; seconds, bytes, microseconds and
+/// MB of 10^6 bytes as their names say).
 #[derive(Debug, Serialize)]
 pub struct Figures {
     people: usize,
@@ -84,22 +88,9 @@ pub fn run(args: &IndexBench, out: &mut dyn Write) -> Result<Figures> {
         kg.len(),
         docs.len()
     )?;
-
-    // Terms of sampled people, for queries that ask what the labeler asks: combinations of one
-    // person's facts.
-    let whitelist = Whitelist::english();
-    let generator = TermGenerator::new(Vocabulary::embedded(), &whitelist);
+    // The same generator picks the people, then the terms of each query.
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0x5eed);
-    let sampled: Vec<Vec<String>> = (0..args.queries.min(kg.len()).max(1))
-        .map(|_| {
-            let person = &kg.people[rng.random_range(0..kg.len())];
-            generator
-                .terms(person)
-                .into_iter()
-                .map(|t| t.term)
-                .collect()
-        })
-        .collect();
+    let sampled = sample_people_terms(&kg, args.queries, &mut rng);
     drop(kg);
 
     // 2. Build in a child process: its own wall time and peak memory, as a user would see them.
@@ -114,67 +105,12 @@ pub fn run(args: &IndexBench, out: &mut dyn Write) -> Result<Figures> {
         index.num_people() as usize == args.people,
         "index holds every person"
     );
-    let mut latencies = |arity: usize| -> Result<(f64, f64)> {
-        let mut times = Vec::with_capacity(args.queries);
-        let mut checked = 0;
-        while times.len() < args.queries {
-            let Some(terms) = sampled.choose(&mut rng) else {
-                return Err(crate::Error::Check("no people to sample terms from".into()));
-            };
-            if terms.len() < arity {
-                continue;
-            }
-            let picked: Vec<&String> = terms.choose_multiple(&mut rng, arity).collect();
-            let ids: Vec<u32> = picked.iter().filter_map(|t| index.term_id(t)).collect();
-            check!(
-                ids.len() == arity,
-                "every generated term is indexed: {picked:?}"
-            );
-            let t = Instant::now();
-            let count = index.intersection_count(&ids, u64::MAX);
-            times.push(t.elapsed().as_secs_f64() * 1e6);
-            // The person the terms came from has all of them.
-            check!(count >= 1, "intersection of one person's terms is empty");
-            if checked < 200 {
-                check!(
-                    count == index.intersection(&ids).len(),
-                    "count agrees with the set"
-                );
-                checked += 1;
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        Ok((percentile(&times, 0.5), percentile(&times, 0.99)))
-    };
-    let (p50_2, p99_2) = latencies(2)?;
-    let (p50_3, p99_3) = latencies(3)?;
+    let (p50_2, p99_2) = intersection_latencies(&index, &sampled, &mut rng, args.queries, 2)?;
+    let (p50_3, p99_3) = intersection_latencies(&index, &sampled, &mut rng, args.queries, 3)?;
 
-    // 4. Gazetteer throughput: the median of several passes (this machine's speed varies).
+    // 4. Gazetteer throughput.
     let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
-    let mut one_thread_times = Vec::new();
-    let mut all_threads_times = Vec::new();
-    let mut matches = 0;
-    let mut matches_par = 0;
-    for _ in 0..args.passes.max(1) {
-        let started = Instant::now();
-        matches = docs.iter().map(|d| index.find_terms(&d.text).len()).sum();
-        one_thread_times.push(started.elapsed().as_secs_f64());
-        let started = Instant::now();
-        matches_par = docs
-            .par_iter()
-            .map(|d| index.find_terms(&d.text).len())
-            .sum();
-        all_threads_times.push(started.elapsed().as_secs_f64());
-    }
-    one_thread_times.sort_by(f64::total_cmp);
-    all_threads_times.sort_by(f64::total_cmp);
-    let one_thread = percentile(&one_thread_times, 0.5);
-    let all_threads = percentile(&all_threads_times, 0.5);
-    check!(matches == matches_par, "parallel gazetteer agrees");
-    check!(
-        docs.is_empty() || matches >= docs.len(),
-        "every biography names its person"
-    );
+    let gazetteer = gazetteer_throughput(&index, &docs, args.passes)?;
 
     let mb = bytes as f64 / 1e6;
     let figures = Figures {
@@ -194,12 +130,115 @@ pub fn run(args: &IndexBench, out: &mut dyn Write) -> Result<Figures> {
         intersection3_p99_us: p99_3,
         gazetteer_docs: docs.len(),
         gazetteer_mb: mb,
-        gazetteer_mb_per_s_one_thread: mb / one_thread,
-        gazetteer_mb_per_s_all_threads: mb / all_threads,
-        gazetteer_matches_per_doc: matches as f64 / docs.len().max(1) as f64,
+        gazetteer_mb_per_s_one_thread: mb / gazetteer.one_thread_seconds,
+        gazetteer_mb_per_s_all_threads: mb / gazetteer.all_threads_seconds,
+        gazetteer_matches_per_doc: gazetteer.matches as f64 / docs.len().max(1) as f64,
     };
     report(&figures, out)?;
     Ok(figures)
+}
+
+/// The terms of randomly drawn people (as many as there are queries, within the population), for
+/// queries that ask what the labeler asks: combinations of one person's facts.
+fn sample_people_terms(
+    kg: &KnowledgeGraph,
+    queries: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Vec<String>> {
+    let whitelist = Whitelist::english();
+    let generator = TermGenerator::new(Vocabulary::embedded(), &whitelist);
+    (0..queries.min(kg.len()).max(1))
+        .map(|_| {
+            let person = &kg.people[rng.random_range(0..kg.len())];
+            generator
+                .terms(person)
+                .into_iter()
+                .map(|t| t.term)
+                .collect()
+        })
+        .collect()
+}
+
+/// The p50 and p99 latency, in microseconds, of `queries` intersection counts of `arity` terms of
+/// one sampled person each, checked against the person and (for the first 200) the full set.
+fn intersection_latencies(
+    index: &Index,
+    sampled: &[Vec<String>],
+    rng: &mut ChaCha8Rng,
+    queries: usize,
+    arity: usize,
+) -> Result<(f64, f64)> {
+    let mut times = Vec::with_capacity(queries);
+    let mut checked = 0;
+    while times.len() < queries {
+        let Some(terms) = sampled.choose(rng) else {
+            return Err(crate::Error::Check("no people to sample terms from".into()));
+        };
+        if terms.len() < arity {
+            continue;
+        }
+        let picked: Vec<&String> = terms.choose_multiple(rng, arity).collect();
+        let ids: Vec<u32> = picked.iter().filter_map(|t| index.term_id(t)).collect();
+        check!(
+            ids.len() == arity,
+            "every generated term is indexed: {picked:?}"
+        );
+        let t = Instant::now();
+        let count = index.intersection_count(&ids, u64::MAX);
+        times.push(t.elapsed().as_secs_f64() * 1e6);
+        // The person the terms came from has all of them.
+        check!(count >= 1, "intersection of one person's terms is empty");
+        if checked < 200 {
+            check!(
+                count == index.intersection(&ids).len(),
+                "count agrees with the set"
+            );
+            checked += 1;
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((percentile(&times, 0.5), percentile(&times, 0.99)))
+}
+
+/// The gazetteer over all biographies: median seconds of a pass on one thread and on all, and the
+/// terms found.
+struct GazetteerTimes {
+    one_thread_seconds: f64,
+    all_threads_seconds: f64,
+    matches: usize,
+}
+
+/// Runs the gazetteer over the biographies `passes` times on one thread and on all (this machine's
+/// speed varies: the median pass is kept), checking that both find the same terms and every
+/// biography its person.
+fn gazetteer_throughput(index: &Index, docs: &[Document], passes: usize) -> Result<GazetteerTimes> {
+    let mut one_thread_times = Vec::new();
+    let mut all_threads_times = Vec::new();
+    let mut matches = 0;
+    let mut matches_par = 0;
+    for _ in 0..passes.max(1) {
+        let started = Instant::now();
+        matches = docs.iter().map(|d| index.find_terms(&d.text).len()).sum();
+        one_thread_times.push(started.elapsed().as_secs_f64());
+        let started = Instant::now();
+        matches_par = docs
+            .par_iter()
+            .map(|d| index.find_terms(&d.text).len())
+            .sum();
+        all_threads_times.push(started.elapsed().as_secs_f64());
+    }
+    one_thread_times.sort_by(f64::total_cmp);
+    all_threads_times.sort_by(f64::total_cmp);
+    check!(matches == matches_par, "parallel gazetteer agrees");
+    check!(
+        docs.is_empty() || matches >= docs.len(),
+        "every biography names its person"
+    );
+    Ok(GazetteerTimes {
+        one_thread_seconds: percentile(&one_thread_times, 0.5),
+        all_threads_seconds: percentile(&all_threads_times, 0.5),
+        matches,
+    })
 }
 
 fn report(f: &Figures, out: &mut dyn Write) -> std::io::Result<()> {

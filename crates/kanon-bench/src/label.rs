@@ -6,7 +6,7 @@
 //!   checking that both decide exactly the same.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -32,8 +32,11 @@ pub struct LabelBench {
     pub people: usize,
     /// Biographies to label.
     pub docs: usize,
+    /// The k of k-anonymity the documents are labeled for.
     pub k: u64,
+    /// The largest combination of terms checked.
     pub max_arity: usize,
+    /// The seed of the synthetic population and of the labeler.
     pub seed: u64,
     /// Documents labeled by both implementations, one thread each, for the speed-up.
     pub reference_docs: usize,
@@ -42,6 +45,8 @@ pub struct LabelBench {
     pub work_dir: Option<PathBuf>,
 }
 
+/// What `kanon bench label` measured (serialised for `--json`; seconds and bytes as their names
+/// say).
 #[derive(Debug, Serialize)]
 pub struct Figures {
     people: usize,
@@ -124,72 +129,13 @@ fn compare(index: &Index, docs: &[Document], config: &LabelerConfig) -> Result<C
 pub fn run(args: &LabelBench, out: &mut dyn Write) -> Result<Figures> {
     let work = WorkDir::new(args.work_dir.as_deref())?;
     let threads = rayon::current_num_threads();
-    let exe = &args.kanon;
-    let kg_dir = work.kg_dir(args.people, args.seed);
     let index_dir = work.index_dir(args.people, args.seed);
-    let docs_path = work.path.join(format!(
-        "docs-{}-{}-{}.jsonl",
-        args.people, args.seed, args.docs
-    ));
-
-    // The population and its biographies (person i is the same whatever the doc rate).
-    let doc_rate = (args.docs as f64 / args.people.max(1) as f64 * 1.05).min(1.0);
-    let (kg, mut docs) = synthesize(&SynthConfig {
-        people: args.people,
-        seed: args.seed,
-        doc_rate,
-    });
-    check!(
-        docs.len() >= args.docs,
-        "{} people give only {} biographies",
-        args.people,
-        docs.len()
-    );
-    docs.truncate(args.docs);
-    kanon_core::io::atomic_write(&docs_path, |w| kanon_core::io::write_jsonl(w, &docs))?;
-    let reusable = Index::open(&index_dir).is_ok_and(|i| i.num_people() as usize == args.people);
-    if !reusable {
-        kanon_kg::store::write_kg_dir(&kg_dir, &kg, &[], vec![], Default::default())?;
-        build_index_in_child(exe, &kg_dir, &index_dir)?;
-    }
-    drop(kg);
-    writeln!(
-        out,
-        "{} people indexed, {} biographies to label",
-        args.people,
-        docs.len()
-    )?;
+    let (docs, docs_path) = prepare(args, &work, &index_dir, out)?;
 
     // End to end, as a user runs it.
     let corpus_dir = work.path.join("corpus");
-    let _ = std::fs::remove_dir_all(&corpus_dir);
-    let started = Instant::now();
-    let status = Command::new(exe)
-        .args([
-            "label",
-            "--k",
-            &args.k.to_string(),
-            "--max-arity",
-            &args.max_arity.to_string(),
-        ])
-        .arg("--index")
-        .arg(&index_dir)
-        .arg("--docs")
-        .arg(&docs_path)
-        .arg("--out")
-        .arg(&corpus_dir)
-        .stdout(std::process::Stdio::piped())
-        .output()
-        .map_err(|e| child_error("kanon label", e))?;
-    let end_to_end_seconds = started.elapsed().as_secs_f64();
-    if !status.status.success() {
-        return Err(child_error(
-            "kanon label",
-            String::from_utf8_lossy(&status.stderr),
-        ));
-    }
-    let end_to_end_peak_rss_bytes = peak_rss_children().unwrap_or(0);
-    out.write_all(&status.stdout)?;
+    let (end_to_end_seconds, end_to_end_peak_rss_bytes) =
+        label_in_child(args, &index_dir, &docs_path, &corpus_dir, out)?;
 
     // Labeling alone, in memory.
     let index = Index::open(&index_dir)?;
@@ -200,45 +146,13 @@ pub fn run(args: &LabelBench, out: &mut dyn Write) -> Result<Figures> {
         seed: args.seed,
         ..LabelerConfig::default()
     };
-    let started = Instant::now();
-    let masks: usize = docs
-        .par_iter()
-        .map(|doc| {
-            let terms = document_terms(&document_matches(&index, &doc.text, &config));
-            decide(
-                index.postings(),
-                &terms,
-                &config,
-                document_rng(config.seed, &doc.id),
-            )
-            .masks
-            .len()
-        })
-        .sum();
-    let labeling_seconds = started.elapsed().as_secs_f64();
-    check!(
-        masks > 0,
-        "the biographies name their people: something must be masked"
-    );
+    let labeling_seconds = label_in_memory(&index, &docs, &config)?;
 
     // Fast against reference, one thread each, same documents: the biographies, and long documents
     // (ten biographies each, like a file that names many people).
     let sample: Vec<Document> = docs.iter().take(args.reference_docs).cloned().collect();
     let short = compare(&index, &sample, &config)?;
-    let long_docs: Vec<Document> = docs
-        .chunks(10)
-        .take((args.reference_docs / 10).max(1))
-        .map(|chunk| Document {
-            id: format!("long-{}", chunk[0].id),
-            person: chunk[0].person.clone(),
-            text: chunk
-                .iter()
-                .map(|d| d.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n\n"),
-            split: None,
-        })
-        .collect();
+    let long_docs = long_documents(&docs, args.reference_docs);
     let long = compare(&index, &long_docs, &config)?;
 
     let figures = Figures {
@@ -257,6 +171,141 @@ pub fn run(args: &LabelBench, out: &mut dyn Write) -> Result<Figures> {
         long_docs: long_docs.len(),
         long,
     };
+    report(&figures, out)?;
+    Ok(figures)
+}
+
+/// The biographies to label, written to a file of the working directory, and the index of their
+/// population (one already built there for the same people and seed is reused). Returns the
+/// biographies and their file.
+fn prepare(
+    args: &LabelBench,
+    work: &WorkDir,
+    index_dir: &Path,
+    out: &mut dyn Write,
+) -> Result<(Vec<Document>, PathBuf)> {
+    let kg_dir = work.kg_dir(args.people, args.seed);
+    let docs_path = work.path.join(format!(
+        "docs-{}-{}-{}.jsonl",
+        args.people, args.seed, args.docs
+    ));
+    // The population and its biographies (person i is the same whatever the doc rate).
+    let doc_rate = (args.docs as f64 / args.people.max(1) as f64 * 1.05).min(1.0);
+    let (kg, mut docs) = synthesize(&SynthConfig {
+        people: args.people,
+        seed: args.seed,
+        doc_rate,
+    });
+    check!(
+        docs.len() >= args.docs,
+        "{} people give only {} biographies",
+        args.people,
+        docs.len()
+    );
+    docs.truncate(args.docs);
+    kanon_core::io::atomic_write(&docs_path, |w| kanon_core::io::write_jsonl(w, &docs))?;
+    let reusable = Index::open(index_dir).is_ok_and(|i| i.num_people() as usize == args.people);
+    if !reusable {
+        kanon_kg::store::write_kg_dir(&kg_dir, &kg, &[], vec![], Default::default())?;
+        build_index_in_child(&args.kanon, &kg_dir, index_dir)?;
+    }
+    drop(kg);
+    writeln!(
+        out,
+        "{} people indexed, {} biographies to label",
+        args.people,
+        docs.len()
+    )?;
+    Ok((docs, docs_path))
+}
+
+/// Runs `kanon label` on the biographies into `corpus_dir` (emptied first) and copies what it
+/// prints to `out`; returns its wall time in seconds and its peak RSS in bytes.
+fn label_in_child(
+    args: &LabelBench,
+    index_dir: &Path,
+    docs_path: &Path,
+    corpus_dir: &Path,
+    out: &mut dyn Write,
+) -> Result<(f64, u64)> {
+    let _ = std::fs::remove_dir_all(corpus_dir);
+    let started = Instant::now();
+    let status = Command::new(&args.kanon)
+        .args([
+            "label",
+            "--k",
+            &args.k.to_string(),
+            "--max-arity",
+            &args.max_arity.to_string(),
+        ])
+        .arg("--index")
+        .arg(index_dir)
+        .arg("--docs")
+        .arg(docs_path)
+        .arg("--out")
+        .arg(corpus_dir)
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| child_error("kanon label", e))?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !status.status.success() {
+        return Err(child_error(
+            "kanon label",
+            String::from_utf8_lossy(&status.stderr),
+        ));
+    }
+    let peak_rss_bytes = peak_rss_children().unwrap_or(0);
+    out.write_all(&status.stdout)?;
+    Ok((seconds, peak_rss_bytes))
+}
+
+/// Finds the terms of every biography and decides its masks, on all threads; returns the seconds
+/// it took. Fails unless something was masked.
+fn label_in_memory(index: &Index, docs: &[Document], config: &LabelerConfig) -> Result<f64> {
+    let started = Instant::now();
+    let masks: usize = docs
+        .par_iter()
+        .map(|doc| {
+            let terms = document_terms(&document_matches(index, &doc.text, config));
+            decide(
+                index.postings(),
+                &terms,
+                config,
+                document_rng(config.seed, &doc.id),
+            )
+            .masks
+            .len()
+        })
+        .sum();
+    let seconds = started.elapsed().as_secs_f64();
+    check!(
+        masks > 0,
+        "the biographies name their people: something must be masked"
+    );
+    Ok(seconds)
+}
+
+/// Documents of ten biographies each (`reference_docs / 10` of them, at least one), like a file
+/// that names many people.
+fn long_documents(docs: &[Document], reference_docs: usize) -> Vec<Document> {
+    docs.chunks(10)
+        .take((reference_docs / 10).max(1))
+        .map(|chunk| Document {
+            id: format!("long-{}", chunk[0].id),
+            person: chunk[0].person.clone(),
+            text: chunk
+                .iter()
+                .map(|d| d.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+            split: None,
+        })
+        .collect()
+}
+
+/// Writes the figures as a person reads them: a line per measure.
+fn report(figures: &Figures, out: &mut dyn Write) -> Result<()> {
+    let threads = figures.threads;
     writeln!(
         out,
         "end to end (kanon label: open index, read, label, write corpus)  {:.1}s  {:.0} docs/s  peak RSS {:.2} GiB",
@@ -284,5 +333,5 @@ pub fn run(args: &LabelBench, out: &mut dyn Write) -> Result<Figures> {
             c.reference_intersections
         )?;
     }
-    Ok(figures)
+    Ok(())
 }

@@ -18,6 +18,8 @@
 //! assert_eq!(kanon_bench::median(&mut [3.0, 1.0, 2.0]), 2.0);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod index;
 pub mod label;
 pub mod llm;
@@ -31,23 +33,35 @@ use std::path::PathBuf;
 /// its results did not hold.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A file of the benchmark could not be read or written.
     #[error(transparent)]
     Core(#[from] kanon_core::Error),
+    /// The synthetic KG could not be written.
     #[error(transparent)]
     Kg(#[from] kanon_kg::Error),
+    /// The index could not be opened.
     #[error(transparent)]
     Index(#[from] kanon_index::Error),
+    /// Labeling failed.
     #[error(transparent)]
     Label(#[from] kanon_label::Error),
+    /// The tagger could not be built, loaded or run.
     #[error(transparent)]
     Tagger(#[from] kanon_tagger::Error),
+    /// The LLM could not be loaded or run.
     #[error(transparent)]
     Llm(#[from] kanon_llm::Error),
+    /// The pretrained model is not cached.
     #[error(transparent)]
     Models(#[from] kanon_models::Error),
     /// A child process (`kanon index build`, `kanon label`, …) could not run or failed.
     #[error("{command}: {problem}")]
-    Child { command: String, problem: String },
+    Child {
+        /// The command (`kanon label`).
+        command: String,
+        /// Why it could not start, or how it failed (its exit status or standard error).
+        problem: String,
+    },
     /// Writing the benchmark's log failed.
     #[error("writing the benchmark's report")]
     Report(#[from] std::io::Error),
@@ -56,6 +70,7 @@ pub enum Error {
     Check(String),
 }
 
+/// The result of the benchmarks.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Fails the benchmark with [`Error::Check`] unless `cond` holds.

@@ -70,6 +70,7 @@ fn prompts() -> Vec<Vec<Message>> {
     ]
 }
 
+/// What `kanon bench llm` measured (serialised for `--json`).
 #[derive(Debug, Serialize)]
 pub struct Figures {
     model: String,

@@ -22,6 +22,7 @@ pub fn peak_rss_children() -> Option<u64> {
     Some(usage.ru_maxrss as u64 * 1024)
 }
 
+/// Bytes in GiB (2^30 bytes).
 pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }

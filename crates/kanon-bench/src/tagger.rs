@@ -29,7 +29,9 @@ use crate::work::child_error;
 /// What `kanon bench tagger` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Tagging documents, one at a time and bucketed: documents and pieces per second.
     Inference,
+    /// Training steps on a fixed batch of random pieces and labels: tokens per second.
     Training,
     /// Each in a child process of its own.
     Both,
@@ -50,6 +52,7 @@ kanon_core::named_choices!(
 pub struct TaggerBench {
     /// The `kanon` binary that runs each mode of [`Mode::Both`].
     pub kanon: PathBuf,
+    /// What to measure.
     pub mode: Mode,
     /// A cached model name or a BERT checkpoint directory.
     pub pretrained: String,
@@ -64,11 +67,13 @@ pub struct TaggerBench {
     pub steps: usize,
     /// Untimed training steps first.
     pub warmup_steps: usize,
-    /// Training batch: sequences × pieces.
+    /// Sequences per training batch.
     pub batch: usize,
+    /// Word pieces per training sequence.
     pub seq: usize,
 }
 
+/// Inference figures (serialised for `--json`).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct InferenceFigures {
     docs: usize,
@@ -86,6 +91,7 @@ pub struct InferenceFigures {
     peak_rss_bytes: u64,
 }
 
+/// Training figures (serialised for `--json`).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct TrainingFigures {
     batch: usize,
@@ -97,11 +103,16 @@ pub struct TrainingFigures {
     peak_rss_bytes: u64,
 }
 
+/// What `kanon bench tagger` measured.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Figures {
+    /// What ran the model (`kanon (burn flex)`).
     pub runtime: String,
+    /// Threads available to it.
     pub threads: usize,
+    /// The inference figures, when inference was measured.
     pub inference: Option<InferenceFigures>,
+    /// The training figures, when training was measured.
     pub training: Option<TrainingFigures>,
 }
 

@@ -14,10 +14,12 @@ use crate::{Error, Result};
 #[derive(Debug)]
 pub struct WorkDir {
     _temp: Option<tempfile::TempDir>,
+    /// The directory itself.
     pub path: PathBuf,
 }
 
 impl WorkDir {
+    /// The directory `given` (created if missing), else a new temporary one.
     pub fn new(given: Option<&Path>) -> Result<WorkDir> {
         let (temp, path) = match given {
             Some(dir) => (None, dir.to_owned()),
@@ -31,10 +33,12 @@ impl WorkDir {
         Ok(WorkDir { _temp: temp, path })
     }
 
+    /// Where the KG of `people` synthetic people from `seed` is written.
     pub fn kg_dir(&self, people: usize, seed: u64) -> PathBuf {
         self.path.join(format!("kg-{people}-{seed}"))
     }
 
+    /// Where the index of `people` synthetic people from `seed` is built; benchmarks share it.
     pub fn index_dir(&self, people: usize, seed: u64) -> PathBuf {
         self.path.join(format!("index-{people}-{seed}"))
     }
