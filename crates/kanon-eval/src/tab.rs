@@ -50,8 +50,8 @@ use kanon_core::tab::{IdentifierType, TabDocument};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use kanon_llm::TextScorer;
 use kanon_llm::score::information_content;
+use kanon_llm::{ScoredToken, TextScorer};
 
 use crate::error::{Error, Result};
 
@@ -380,6 +380,64 @@ struct Counts {
     weighted_precision: (f64, f64),
 }
 
+impl Counts {
+    /// Counts the entities, mentions and tokens of one document that need masking, and those of
+    /// them the predicted `spans` mask.
+    fn add_recall(&mut self, gold: &Gold, spans: &[Span]) {
+        let mut masked = vec![false; gold.chars.len()];
+        for span in spans {
+            for covered in masked
+                .iter_mut()
+                .take(span.end.min(gold.chars.len()))
+                .skip(span.start)
+            {
+                *covered = true;
+            }
+        }
+        for entity in gold.entities.iter().filter(|e| e.need_masking) {
+            let kind = usize::from(!entity.is_direct);
+            self.entities[kind] += 1;
+            let protected = entity
+                .mentions
+                .iter()
+                .zip(&entity.masks)
+                .all(|(&mention, &masks)| !masks || gold.is_masked(&masked, mention));
+            self.protected[kind] += usize::from(protected);
+            let by_type = self
+                .tokens_by_type
+                .entry(entity.entity_type.clone())
+                .or_default();
+            for &mention in &entity.mentions {
+                self.mentions.1 += 1;
+                self.mentions.0 += usize::from(gold.is_masked(&masked, mention));
+                for token in word_tokens(&gold.chars, mention) {
+                    by_type.1 += 1;
+                    by_type.0 += usize::from(gold.is_masked(&masked, token));
+                }
+            }
+        }
+    }
+
+    /// Counts the predicted `spans` of one document and their tokens, once per annotator and
+    /// right for each annotator who masked them; with `scored` (the original's token scores),
+    /// each token also weighted by its information content.
+    fn add_precision(&mut self, gold: &Gold, spans: &[Span], scored: Option<&[ScoredToken]>) {
+        for &span in spans {
+            self.mention_precision.0 += gold.annotators_covering(span);
+            self.mention_precision.1 += gold.annotators;
+            for token in word_tokens(&gold.chars, span) {
+                self.token_precision.0 += gold.annotators_covering(token);
+                self.token_precision.1 += gold.annotators;
+                if let Some(scored) = scored {
+                    let weight = information_content(scored, token.start, token.end);
+                    self.weighted_precision.0 += gold.annotators_covering(token) as f64 * weight;
+                    self.weighted_precision.1 += gold.annotators as f64 * weight;
+                }
+            }
+        }
+    }
+}
+
 fn ratio(part: usize, whole: usize) -> f64 {
     if whole == 0 {
         0.0
@@ -415,38 +473,7 @@ pub fn evaluate_tab_weighted(
         let gold = Gold::new(doc);
         annotators = annotators.max(gold.annotators);
         let spans = &predicted[id];
-        let mut masked = vec![false; gold.chars.len()];
-        for span in spans {
-            for covered in masked
-                .iter_mut()
-                .take(span.end.min(gold.chars.len()))
-                .skip(span.start)
-            {
-                *covered = true;
-            }
-        }
-        for entity in gold.entities.iter().filter(|e| e.need_masking) {
-            let kind = usize::from(!entity.is_direct);
-            counts.entities[kind] += 1;
-            let protected = entity
-                .mentions
-                .iter()
-                .zip(&entity.masks)
-                .all(|(&mention, &masks)| !masks || gold.is_masked(&masked, mention));
-            counts.protected[kind] += usize::from(protected);
-            let by_type = counts
-                .tokens_by_type
-                .entry(entity.entity_type.clone())
-                .or_default();
-            for &mention in &entity.mentions {
-                counts.mentions.1 += 1;
-                counts.mentions.0 += usize::from(gold.is_masked(&masked, mention));
-                for token in word_tokens(&gold.chars, mention) {
-                    by_type.1 += 1;
-                    by_type.0 += usize::from(gold.is_masked(&masked, token));
-                }
-            }
-        }
+        counts.add_recall(&gold, spans);
         let scored = match scorer {
             Some(scorer) if !spans.is_empty() => Some(scorer.token_logprobs(&doc.text).map_err(
                 |source| Error::Scorer {
@@ -456,19 +483,7 @@ pub fn evaluate_tab_weighted(
             )?),
             _ => None,
         };
-        for &span in spans {
-            counts.mention_precision.0 += gold.annotators_covering(span);
-            counts.mention_precision.1 += gold.annotators;
-            for token in word_tokens(&gold.chars, span) {
-                counts.token_precision.0 += gold.annotators_covering(token);
-                counts.token_precision.1 += gold.annotators;
-                if let Some(scored) = &scored {
-                    let weight = information_content(scored, token.start, token.end);
-                    counts.weighted_precision.0 += gold.annotators_covering(token) as f64 * weight;
-                    counts.weighted_precision.1 += gold.annotators as f64 * weight;
-                }
-            }
-        }
+        counts.add_precision(&gold, spans, scored.as_deref());
     }
     let (masked_tokens, tokens) = counts
         .tokens_by_type
