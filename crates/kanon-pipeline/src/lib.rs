@@ -35,6 +35,7 @@
 pub mod config;
 pub mod error;
 pub mod memory;
+pub mod options;
 pub mod paths;
 pub mod report;
 pub mod run;
@@ -43,8 +44,9 @@ pub mod stages;
 
 pub use config::RunConfig;
 pub use error::{Error, Result};
+pub use options::{Event, PlannedStage, RunOptions};
 pub use paths::RunPaths;
 pub use report::RunReport;
-pub use run::{Event, Pipeline, PlannedStage, RunOptions};
+pub use run::Pipeline;
 pub use stage::{Action, Stage, StageRecord};
 pub use stages::StageSummary;

@@ -11,8 +11,8 @@ use kanon_sanitize::Strategy;
 
 use crate::config::RunConfig;
 use crate::error::{Error, Result};
+use crate::options::{Event, RunOptions};
 use crate::paths::RunPaths;
-use crate::run::{Event, RunOptions};
 use crate::stage::{Action, Stage, StageHasher};
 
 pub mod detect;
