@@ -10,6 +10,7 @@ use kanon_eval::report::{ReportJob, ReportRun};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::to_value;
 use super::{
     PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
 };
@@ -190,8 +191,4 @@ fn headline(report: &kanon_eval::report::Report) -> String {
         })
         .collect();
     rows.join("; ")
-}
-
-fn to_value<T: Serialize>(value: &T) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }

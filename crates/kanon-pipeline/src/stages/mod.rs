@@ -73,9 +73,15 @@ impl StageSummary {
     pub(crate) fn new(headline: String, figures: &impl serde::Serialize) -> Self {
         StageSummary {
             headline,
-            figures: serde_json::to_value(figures).unwrap_or(serde_json::Value::Null),
+            figures: to_value(figures),
         }
     }
+}
+
+/// A job's figures as JSON; figures that cannot be written as JSON are left out (`null`)
+/// rather than failing a finished stage.
+pub(crate) fn to_value(figures: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(figures).unwrap_or(serde_json::Value::Null)
 }
 
 /// The hashes of the stages computed so far, for a stage that reads them.

@@ -9,6 +9,7 @@ use kanon_llm::{LlmConfig, ResponseCache};
 use kanon_sanitize::{SanitizeJob, SanitizerConfig, SpanSource, Strategy};
 use serde::{Deserialize, Serialize};
 
+use super::to_value;
 use super::{
     PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
 };
@@ -183,10 +184,7 @@ impl PipelineStage for SanitizeStage {
                 "{name}: {} documents, {} spans, {:.1} s",
                 summary.documents, summary.stats.spans, summary.document_seconds
             ));
-            figures.insert(
-                name,
-                serde_json::to_value(&summary).unwrap_or(serde_json::Value::Null),
-            );
+            figures.insert(name, to_value(&summary));
         }
         Ok(StageSummary {
             headline: lines.join("; "),
