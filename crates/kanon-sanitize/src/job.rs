@@ -42,7 +42,65 @@ pub enum SpanSource {
     Gold,
 }
 
-/// Documents in, sanitized documents out.
+/// The knobs of a sanitization, whichever way they come: `kanon sanitize`'s options (which
+/// flatten into this type), a run config's `[sanitize]` section (this type plus the stage's
+/// inputs) or a job file. Every default is defined here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct SanitizeSettings {
+    /// Only the first N documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub limit: Option<usize>,
+    /// How spans are replaced, and every knob of the sanitizer (configs/sanitize.toml lists
+    /// every key).
+    #[serde(default, rename = "config")]
+    #[cfg_attr(feature = "clap", arg(skip))]
+    pub sanitizer: SanitizerConfig,
+    /// The language model that proposes generalizations, opened only when the strategy
+    /// generalizes; none: a generalizing strategy fails on the first span that needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(skip))]
+    pub llm: Option<LlmConfig>,
+    /// The attacker of INTACT's inference attacks, when it is not `llm` (a stronger model over
+    /// HTTP beside the embedded generator, or the reverse).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(skip))]
+    pub attacker_llm: Option<LlmConfig>,
+    /// Where model answers are kept, keyed by request: a rerun asks the model nothing it was
+    /// asked before (default: `$KANON_LLM_CACHE`, else `~/.cache/kanon/llm`).
+    #[serde(default)]
+    #[cfg_attr(feature = "clap", arg(skip))]
+    pub cache: ResponseCache,
+    /// Documents sanitized at once: more only helps a model that answers requests in
+    /// parallel, an HTTP server or pool (up to its servers × `max_in_flight`); the embedded
+    /// model answers one at a time. The output is the same for any number.
+    #[serde(default = "one_worker", skip_serializing_if = "is_one")]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = one_worker()))]
+    pub workers: usize,
+    /// Only part I/N of the documents (after the limit; 0-based: 0/4 … 3/4; a Slurm array task
+    /// or a Kubernetes Indexed Job); `kanon merge` joins the parts' outputs (and audits) into
+    /// those of one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "I/N"))]
+    pub shard: Option<Shard>,
+}
+
+impl Default for SanitizeSettings {
+    fn default() -> Self {
+        SanitizeSettings {
+            limit: None,
+            sanitizer: SanitizerConfig::default(),
+            llm: None,
+            attacker_llm: None,
+            cache: ResponseCache::default(),
+            workers: one_worker(),
+            shard: None,
+        }
+    }
+}
+
+/// Documents in, sanitized documents out: the inputs, the outputs and the settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SanitizeJob {
@@ -63,33 +121,9 @@ pub struct SanitizeJob {
     /// input: a `.txt` file or a directory of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub texts: Option<PathBuf>,
-    /// Only the first N documents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<usize>,
-    /// How spans are replaced, and every knob of the sanitizer.
-    #[serde(default)]
-    pub sanitizer: SanitizerConfig,
-    /// The language model that proposes generalizations, opened only when the strategy
-    /// generalizes; none: a generalizing strategy fails on the first span that needs it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub llm: Option<LlmConfig>,
-    /// The attacker of INTACT's inference attacks, when it is not `llm` (a stronger model over
-    /// HTTP beside the embedded generator, or the reverse).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attacker_llm: Option<LlmConfig>,
-    /// Where model answers are kept, keyed by request: a rerun asks the model nothing it was
-    /// asked before.
-    #[serde(default)]
-    pub cache: ResponseCache,
-    /// Documents sanitized at once (default 1). More only helps a model that answers requests
-    /// in parallel: an HTTP server or pool (up to its servers × `max_in_flight`); the embedded
-    /// model answers one at a time. The output is the same for any number.
-    #[serde(default = "one_worker", skip_serializing_if = "is_one")]
-    pub workers: usize,
-    /// Only part `I/N` of the documents (after `limit`; a batch scheduler's array task);
-    /// `kanon merge` joins the parts' outputs (and audits) into those of one run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
+    /// How it is done.
+    #[serde(flatten)]
+    pub settings: SanitizeSettings,
 }
 
 fn one_worker() -> usize {
@@ -123,9 +157,10 @@ impl SanitizeJob {
 
 impl ConfigFile for SanitizeJob {
     fn check(&self) -> std::result::Result<(), String> {
-        self.sanitizer
+        self.settings
+            .sanitizer
             .check()
-            .map_err(|problem| format!("sanitizer.{problem}"))
+            .map_err(|problem| format!("config.{problem}"))
     }
 }
 
@@ -166,7 +201,7 @@ pub fn run_until(
     should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<SanitizeSummary> {
     let started = Instant::now();
-    let config = &job.sanitizer;
+    let config = &job.settings.sanitizer;
     config.validate()?;
     let Inputs {
         docs,
@@ -270,10 +305,10 @@ fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
                 .collect()
         }
     };
-    if let Some(limit) = job.limit {
+    if let Some(limit) = job.settings.limit {
         docs.truncate(limit);
     }
-    let part = kanon_core::shard::keep_part(&mut docs, job.shard);
+    let part = kanon_core::shard::keep_part(&mut docs, job.settings.shard);
     let mut seen = HashSet::new();
     for doc in &docs {
         if !seen.insert(doc.id.as_str()) {
@@ -302,16 +337,16 @@ impl Models {
     /// Opens the generator only when the strategy generalizes, the attacker only for INTACT and
     /// the encoder only for `substitute`.
     fn open(job: &SanitizeJob) -> Result<Self> {
-        let config = &job.sanitizer;
-        let generator = match &job.llm {
+        let config = &job.settings.sanitizer;
+        let generator = match &job.settings.llm {
             Some(llm) if config.strategy.generalizes() => {
-                Some(job.cache.wrap(kanon_llm::open(llm)?)?)
+                Some(job.settings.cache.wrap(kanon_llm::open(llm)?)?)
             }
             _ => None,
         };
-        let attacker = match &job.attacker_llm {
+        let attacker = match &job.settings.attacker_llm {
             Some(llm) if config.strategy == crate::Strategy::Intact => {
-                Some(job.cache.wrap(kanon_llm::open(llm)?)?)
+                Some(job.settings.cache.wrap(kanon_llm::open(llm)?)?)
             }
             _ => None,
         };
@@ -406,7 +441,7 @@ impl Finished {
         })
     }
 
-    /// Sanitizes the pending documents on `job.workers` threads; this thread writes each finished
+    /// Sanitizes the pending documents on `job.settings.workers` threads; this thread writes each finished
     /// one to the partial files (in the order they finish: the output is put in input order at
     /// the end). The first failure stops the workers and is returned once they are done.
     fn sanitize(
@@ -424,7 +459,7 @@ impl Finished {
         let mut failure: Option<Error> = None;
         let (finished, results) = mpsc::channel::<Result<(usize, Sanitized, DocumentRun)>>();
         std::thread::scope(|scope| -> Result<()> {
-            for _ in 0..job.workers.clamp(1, pending.len().max(1)) {
+            for _ in 0..job.settings.workers.clamp(1, pending.len().max(1)) {
                 let finished = finished.clone();
                 let (next, stop) = (&next, &stop);
                 scope.spawn(move || {
@@ -587,19 +622,21 @@ mod tests {
                 audit: Some("audit.jsonl".into()),
                 summary: Some("summary.json".into()),
                 texts: Some("texts".into()),
-                limit: Some(20),
-                sanitizer: SanitizerConfig::builder()
-                    .strategy(crate::Strategy::MostSpecific)
-                    .temperature(0.7)
-                    .build()
-                    .unwrap(),
-                llm: Some(LlmConfig::from_cli("http://localhost:8000", Some("m")).unwrap()),
-                attacker_llm: Some(
-                    LlmConfig::from_cli("http://localhost:8001", Some("big")).unwrap(),
-                ),
-                cache: ResponseCache::Dir("answers".into()),
-                workers: 4,
-                shard: Some("2/3".parse().unwrap()),
+                settings: SanitizeSettings {
+                    limit: Some(20),
+                    sanitizer: SanitizerConfig::builder()
+                        .strategy(crate::Strategy::MostSpecific)
+                        .temperature(0.7)
+                        .build()
+                        .unwrap(),
+                    llm: Some(LlmConfig::from_cli("http://localhost:8000", Some("m")).unwrap()),
+                    attacker_llm: Some(
+                        LlmConfig::from_cli("http://localhost:8001", Some("big")).unwrap(),
+                    ),
+                    cache: ResponseCache::Dir("answers".into()),
+                    workers: 4,
+                    shard: Some("2/3".parse().unwrap()),
+                },
             },
             SanitizeJob {
                 docs: "tab.json".into(),
@@ -608,13 +645,10 @@ mod tests {
                 audit: None,
                 summary: None,
                 texts: None,
-                limit: None,
-                sanitizer: SanitizerConfig::default(),
-                llm: None,
-                attacker_llm: None,
-                cache: ResponseCache::Off,
-                workers: 1,
-                shard: None,
+                settings: SanitizeSettings {
+                    cache: ResponseCache::Off,
+                    ..SanitizeSettings::default()
+                },
             },
         ];
         for job in jobs {
@@ -627,10 +661,17 @@ mod tests {
         let path = dir.path().join("bad.toml");
         std::fs::write(
             &path,
-            "docs = \"d\"\nout = \"o\"\nspans = { from = \"gold\" }\n[sanitizer]\ncandidates = 0\n",
+            "docs = \"d\"\nout = \"o\"\nspans = { from = \"gold\" }\n[config]\ncandidates = 0\n",
         )
         .unwrap();
         let err = SanitizeJob::load(&path).unwrap_err().to_string();
-        assert!(err.contains("bad.toml: sanitizer.candidates = 0"), "{err}");
+        assert!(err.contains("bad.toml: config.candidates = 0"), "{err}");
+        std::fs::write(
+            &path,
+            "docs = \"d\"\nout = \"o\"\nspans = { from = \"gold\" }\nlimt = 3\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", SanitizeJob::load(&path).unwrap_err());
+        assert!(err.contains("limt"), "an unknown key is named: {err}");
     }
 }

@@ -60,7 +60,7 @@ pub use config::{DirectStyle, SanitizerConfig, SanitizerConfigBuilder, Strategy}
 pub use edit::{Edit, Reason, SanitizedDocument};
 pub use error::{Error, Result};
 pub use group::{EntityGroup, Mention, group_mentions};
-pub use job::{SanitizeJob, SpanSource};
+pub use job::{SanitizeJob, SanitizeSettings, SpanSource};
 pub use matching::{MatchConfig, MatchRule, guess_matches};
 pub use sanitizer::{SanitizeStats, Sanitized, Sanitizer};
 pub use summary::SanitizeSummary;

@@ -48,7 +48,7 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
             let mut method = Method::ic_threshold();
             if let Method::IcThreshold { p, llm } = &mut method {
                 *p = ic.min_probability.unwrap_or(*p);
-                *llm = super::llm_config(&ic.llm)?;
+                *llm = super::shared::llm_config(&ic.llm)?;
             }
             (&ic.io, method, None, None)
         }
@@ -119,7 +119,7 @@ fn run_tagger(args: &TaggerDetectArgs, out: &mut dyn Write) -> Result<()> {
     };
     let device = args.device.resolve()?;
     let bars = Bars::new();
-    super::announce_device("detecting", &device);
+    super::shared::announce_device("detecting", &device);
     let summary = detect(&job, &device, &bars)?;
     bars.finish();
     write!(out, "{}", summary.render())?;

@@ -8,17 +8,17 @@ use crate::cli::EvalPrivacyArgs;
 use crate::progress::Bars;
 
 pub fn run(args: &EvalPrivacyArgs, out: &mut dyn Write) -> Result<()> {
-    let truth = super::truth(args.truth.as_deref());
+    let truth = super::shared::truth(args.truth.as_deref());
     let bars = Bars::new();
     let report = privacy(
         &PrivacyJob {
             background: args.background.clone(),
             sanitized: args.sanitized.clone(),
             truth,
-            neural: super::neural_attacker(&args.neural)?,
+            neural: super::shared::neural_attacker(&args.neural)?,
         },
         &bars,
     )?;
     bars.finish();
-    super::print_report(out, args.json, &report, PrivacyReport::render)
+    super::shared::print_report(out, args.json, &report, PrivacyReport::render)
 }

@@ -2,7 +2,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use kanon_eval::report::{REPORT_PLOT, Report, ReportJob, ReportRun, run as report};
+use kanon_eval::report::{
+    REPORT_PLOT, Report, ReportJob, ReportRun, ReportSettings, run as report,
+};
 
 use crate::cli::EvalReportArgs;
 use crate::progress::Bars;
@@ -17,20 +19,22 @@ pub fn run(args: &EvalReportArgs, out: &mut dyn Write) -> Result<()> {
         docs: args.docs.clone(),
         runs,
         background: args.background.clone(),
-        truth: super::truth(args.truth.as_deref()),
-        neural: super::neural_attacker(&args.neural)?,
-        tps: if args.no_tps {
-            None
-        } else {
-            Some(super::tps_models(&args.tps_models)?)
-        },
         gold: args.gold.clone(),
         out: args.out.clone(),
+        settings: ReportSettings {
+            truth: super::shared::truth(args.truth.as_deref()),
+            neural: super::shared::neural_attacker(&args.neural)?,
+            tps: if args.no_tps {
+                None
+            } else {
+                Some(super::shared::tps_models(&args.tps_models)?)
+            },
+        },
     };
     let bars = Bars::new();
     let report = report(&job, &bars)?;
     bars.finish();
-    super::print_report(out, args.json, &report, Report::markdown)?;
+    super::shared::print_report(out, args.json, &report, Report::markdown)?;
     if !args.json {
         writeln!(out, "-> {}", args.out.join(REPORT_PLOT).display())?;
     }

@@ -12,5 +12,5 @@ pub fn run(args: &EvalSpansArgs, out: &mut dyn Write) -> Result<()> {
         pred: args.pred.clone(),
         weighting: None,
     })?;
-    super::print_report(out, args.json, &report, SpanReport::render)
+    super::shared::print_report(out, args.json, &report, SpanReport::render)
 }

@@ -8,7 +8,7 @@ use crate::cli::EvalTabArgs;
 
 pub fn run(args: &EvalTabArgs, out: &mut dyn Write) -> Result<()> {
     let weighting = if args.weighted {
-        Some(super::llm_config(&args.llm)?)
+        Some(super::shared::llm_config(&args.llm)?)
     } else {
         None
     };
@@ -17,5 +17,5 @@ pub fn run(args: &EvalTabArgs, out: &mut dyn Write) -> Result<()> {
         pred: args.pred.clone(),
         weighting,
     })?;
-    super::print_report(out, args.json, &report, TabReport::render)
+    super::shared::print_report(out, args.json, &report, TabReport::render)
 }

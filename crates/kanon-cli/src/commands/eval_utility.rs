@@ -8,7 +8,7 @@ use crate::cli::EvalUtilityArgs;
 
 pub fn run(args: &EvalUtilityArgs, out: &mut dyn Write) -> Result<()> {
     let tps = if args.tps {
-        Some(super::tps_models(&args.tps_models)?)
+        Some(super::shared::tps_models(&args.tps_models)?)
     } else {
         None
     };
@@ -17,5 +17,5 @@ pub fn run(args: &EvalUtilityArgs, out: &mut dyn Write) -> Result<()> {
         sanitized: args.sanitized.clone(),
         tps,
     })?;
-    super::print_report(out, args.json, &report, UtilityReport::render)
+    super::shared::print_report(out, args.json, &report, UtilityReport::render)
 }

@@ -7,5 +7,5 @@ use crate::cli::IndexStatsArgs;
 
 pub fn run(args: &IndexStatsArgs, out: &mut dyn Write) -> Result<()> {
     let stats = Index::open(&args.index)?.stats();
-    super::print_report(out, args.json, &stats, IndexStats::render)
+    super::shared::print_report(out, args.json, &stats, IndexStats::render)
 }

@@ -14,33 +14,31 @@ use crate::cli::SanitizeArgs;
 use crate::progress::Bars;
 
 pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
-    let mut sanitizer = match &args.config {
-        Some(path) => SanitizerConfig::load(path)?,
-        None => SanitizerConfig::default(),
-    };
+    let mut settings = args.settings.clone();
+    let sanitizer = &mut settings.sanitizer;
+    if let Some(path) = &args.config {
+        *sanitizer = SanitizerConfig::load(path)?;
+    }
     sanitizer.strategy = args.strategy.unwrap_or(sanitizer.strategy);
     sanitizer.candidates = args.candidates.unwrap_or(sanitizer.candidates);
     sanitizer.attacker_guesses = args.guesses.unwrap_or(sanitizer.attacker_guesses);
     sanitizer.seed = args.seed.unwrap_or(sanitizer.seed);
     sanitizer.max_tokens = args.max_tokens.unwrap_or(sanitizer.max_tokens);
     sanitizer.temperature = args.temperature.unwrap_or(sanitizer.temperature);
+    let strategy = sanitizer.strategy;
     // A masking strategy opens no model, so its `--llm` is never read.
-    let llm = if sanitizer.strategy.generalizes() {
-        Some(super::llm_config(&args.llm)?)
-    } else {
-        None
-    };
+    if strategy.generalizes() {
+        settings.llm = Some(super::shared::llm_config(&args.llm)?);
+    }
     // Only INTACT attacks; a separate attacker is opened only then.
-    let attacker_llm = match (&args.attacker_llm, sanitizer.strategy) {
-        (Some(spec), kanon_sanitize::Strategy::Intact) => {
-            Some(super::llm_config(&crate::cli::LlmArgs {
-                llm: spec.clone(),
-                llm_model: args.attacker_model.clone(),
-                llm_threads: args.llm.llm_threads,
-            })?)
-        }
-        _ => None,
-    };
+    if let (Some(spec), kanon_sanitize::Strategy::Intact) = (&args.attacker_llm, strategy) {
+        settings.attacker_llm = Some(super::shared::llm_config(&crate::cli::LlmArgs {
+            llm: spec.clone(),
+            llm_model: args.attacker_model.clone(),
+            llm_threads: args.llm.llm_threads,
+        })?);
+    }
+    settings.cache = ResponseCache::from_cli(args.cache.as_deref(), args.no_cache);
     let job = SanitizeJob {
         docs: args.docs.clone(),
         spans: match &args.spans {
@@ -61,17 +59,11 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
                 }
             })
         }),
-        limit: args.limit,
-        sanitizer,
-        llm,
-        attacker_llm,
-        cache: ResponseCache::from_cli(args.cache.as_deref(), args.no_cache),
-        workers: args.workers,
-        shard: args.shard,
+        settings,
     };
     // The first Ctrl-C stops after the document in flight (the finished ones stay in
     // OUT.partial, and a rerun resumes after them); a second one quits at once.
-    let stop = super::stop_on_ctrl_c()?;
+    let stop = super::shared::stop_on_ctrl_c()?;
     let should_stop = move || stop.load(Ordering::SeqCst);
     let bars = Bars::new();
     let summary = kanon_sanitize::job::run_until(&job, &bars, &should_stop)?;

@@ -36,7 +36,7 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     };
     // The first Ctrl-C asks the run to save its state and stop after the step in flight; a
     // second one quits at once.
-    let interrupted = super::stop_on_ctrl_c()?;
+    let interrupted = super::shared::stop_on_ctrl_c()?;
     let should_stop = move |_step: usize| interrupted.load(Ordering::SeqCst);
     let device = args.device.resolve()?;
     let options = TrainOptions {
@@ -45,7 +45,7 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
         should_stop: Some(&should_stop),
     };
     let bars = Bars::new();
-    super::announce_device("training", &options.device);
+    super::shared::announce_device("training", &options.device);
     let report = train(&job, &options, &bars)?;
     bars.finish();
     write!(out, "{}", report.render(&args.out))?;

@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use kanon_core::PathContext;
-use kanon_eval::job::{TpsModels, Truth};
-use kanon_eval::privacy::NeuralAttackerJob;
-use kanon_eval::report::{ReportJob, ReportRun};
+use kanon_eval::job::Truth;
+use kanon_eval::report::{ReportJob, ReportRun, ReportSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -34,15 +33,10 @@ pub struct EvalStage {
     /// (documents are then matched to people by their `person` field).
     #[serde(default)]
     pub background_from_kg: bool,
-    /// Who each document is about.
-    #[serde(default)]
-    pub truth: Truth,
-    /// Also attack with a fine-tuned BERT.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub neural: Option<NeuralAttackerJob>,
-    /// Measure TPS with these models.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tps: Option<TpsModels>,
+    /// Who each document is about (`truth`), the neural attacker (`[eval.neural]`) and TPS's
+    /// models (`[eval.tps]`): `kanon eval report`'s settings.
+    #[serde(flatten)]
+    pub settings: ReportSettings,
 }
 
 impl PipelineStage for EvalStage {
@@ -71,10 +65,10 @@ impl PipelineStage for EvalStage {
     fn resolve_paths(&mut self, base: &Path) {
         resolve_opt(base, &mut self.gold);
         resolve_opt(base, &mut self.background);
-        if let Truth::Map { path } = &mut self.truth {
+        if let Truth::Map { path } = &mut self.settings.truth {
             resolve(base, path);
         }
-        if let Some(neural) = &mut self.neural {
+        if let Some(neural) = &mut self.settings.neural {
             resolve(base, &mut neural.checkpoint);
         }
     }
@@ -89,7 +83,7 @@ impl PipelineStage for EvalStage {
         for path in [&self.gold, &self.background].into_iter().flatten() {
             hasher.path(path)?;
         }
-        if let Some(neural) = &self.neural
+        if let Some(neural) = &self.settings.neural
             && neural.checkpoint.exists()
         {
             hasher.path(&neural.checkpoint)?;
@@ -112,12 +106,12 @@ impl PipelineStage for EvalStage {
             };
             (Some(path), truth)
         } else {
-            (self.background.clone(), self.truth.clone())
+            (self.background.clone(), self.settings.truth.clone())
         };
-        if let Some(neural) = &self.neural {
+        if let Some(neural) = &self.settings.neural {
             run.fetch(&neural.pretrained)?;
         }
-        if let Some(tps) = &self.tps {
+        if let Some(tps) = &self.settings.tps {
             run.fetch(&tps.encoder)?;
             run.fetch_llm(&tps.llm)?;
         }
@@ -136,11 +130,12 @@ impl PipelineStage for EvalStage {
                 })
                 .collect(),
             background,
-            truth,
-            neural: self.neural.clone(),
-            tps: self.tps.clone(),
             gold: self.gold.clone(),
             out: dir.clone(),
+            settings: ReportSettings {
+                truth,
+                ..self.settings.clone()
+            },
         };
         let report = kanon_eval::report::run(&job, run.progress).map_err(Error::Eval)?;
         let mut figures = json!({ "report": to_value(&report) });

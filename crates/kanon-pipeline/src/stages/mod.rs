@@ -156,7 +156,7 @@ impl Wiring<'_> {
         let Some(sanitize) = &self.config.sanitize else {
             return Vec::new();
         };
-        std::iter::once(sanitize.config.strategy)
+        std::iter::once(sanitize.settings.sanitizer.strategy)
             .chain(sanitize.baselines.iter().copied())
             .collect()
     }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use kanon_core::config::ConfigFile;
 use kanon_core::shard::Shard;
-use kanon_llm::{LlmConfig, ResponseCache};
-use kanon_sanitize::{SanitizeJob, SanitizerConfig, SpanSource, Strategy};
+use kanon_llm::ResponseCache;
+use kanon_sanitize::{SanitizeJob, SanitizeSettings, SpanSource, Strategy};
 use serde::{Deserialize, Serialize};
 
 use super::to_value;
@@ -17,34 +17,18 @@ use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::stage::{Stage, StageHasher};
 
-/// `kanon sanitize`'s settings, and the baselines compared with it.
+/// `kanon sanitize`'s settings, its inputs when the run has no detect stage, and the baselines
+/// compared with it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SanitizeStage {
     /// Documents, when the run has no detect stage (default: the detect stage's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs: Option<PathBuf>,
-    /// A spans file, when the run has no detect stage.
+    /// The spans, when the run has no detect stage: `{ from = "file", path = "spans.jsonl" }`,
+    /// or `{ from = "gold" }` for the gold DIRECT and QUASI mentions of TAB-schema `docs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spans: Option<PathBuf>,
-    /// Replace the gold DIRECT and QUASI mentions of TAB-schema `docs` instead.
-    #[serde(default)]
-    pub gold_spans: bool,
-    /// Only the first N documents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<usize>,
-    /// The strategy and its knobs (configs/sanitize.toml lists every key).
-    #[serde(default)]
-    pub config: SanitizerConfig,
-    /// The generator (default: the embedded model, when the strategy generalizes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub llm: Option<LlmConfig>,
-    /// INTACT's attacker, when it is not `llm`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attacker_llm: Option<LlmConfig>,
-    /// Where model answers are kept (default: `$KANON_LLM_CACHE`, else `~/.cache/kanon/llm`).
-    #[serde(default)]
-    pub cache: ResponseCache,
+    pub spans: Option<SpanSource>,
     /// Also write the audit (originals, candidates, guesses): as sensitive as the input.
     #[serde(default)]
     pub audit: bool,
@@ -56,14 +40,12 @@ pub struct SanitizeStage {
         with = "strategy_names"
     )]
     pub baselines: Vec<Strategy>,
-    /// Documents sanitized at once (default 1): more for an HTTP server or pool that answers in
-    /// parallel; the output is the same for any number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workers: Option<usize>,
-    /// Only part `I/N` of the documents (a batch scheduler's array task): the run must stop
-    /// after this stage (`--until`), and `kanon merge` joins the parts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
+    /// The job's settings: `limit`, the strategy and its knobs (`config`), `llm`,
+    /// `attacker_llm` (INTACT's attacker, when it is not `llm`), `cache`, `workers` and `shard`
+    /// (part `I/N` of the documents: the run must then stop after this stage, `--until`, and
+    /// `kanon merge` joins the parts).
+    #[serde(flatten)]
+    pub settings: SanitizeSettings,
 }
 
 /// Strategies as their names (`"numbered-label"`), as `kanon sanitize --strategy` takes them.
@@ -97,28 +79,24 @@ impl PipelineStage for SanitizeStage {
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
-        self.config
+        self.settings
+            .sanitizer
             .check()
             .map_err(|problem| format!("sanitize.config.{problem}"))
     }
 
     fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        let sources = [
-            config.detect.is_some(),
-            self.spans.is_some(),
-            self.gold_spans,
-        ];
-        if sources.iter().filter(|s| **s).count() != 1 {
+        if config.detect.is_some() == self.spans.is_some() {
             return Err(Error::Setting(
-                "stage sanitize: its spans come from exactly one of a [detect] section, \
-                 `sanitize.spans` and `sanitize.gold_spans = true`"
+                "stage sanitize: its spans come from exactly one of a [detect] section and \
+                 `sanitize.spans`"
                     .into(),
             ));
         }
         if config.detect.is_none() && self.docs.is_none() {
             return Err(missing(Stage::Sanitize, "`sanitize.docs`"));
         }
-        let main = self.config.strategy;
+        let main = self.settings.sanitizer.strategy;
         if self.baselines.contains(&main) {
             return Err(Error::Setting(format!(
                 "sanitize.baselines names the strategy itself ({main})"
@@ -129,8 +107,10 @@ impl PipelineStage for SanitizeStage {
 
     fn resolve_paths(&mut self, base: &Path) {
         resolve_opt(base, &mut self.docs);
-        resolve_opt(base, &mut self.spans);
-        if let ResponseCache::Dir(path) = &mut self.cache {
+        if let Some(SpanSource::File { path }) = &mut self.spans {
+            resolve(base, path);
+        }
+        if let ResponseCache::Dir(path) = &mut self.settings.cache {
             resolve(base, path);
         }
     }
@@ -143,17 +123,20 @@ impl PipelineStage for SanitizeStage {
     ) -> Result<()> {
         // How many documents go at once changes nothing in the output.
         hasher.params(&SanitizeStage {
-            workers: None,
+            settings: SanitizeSettings {
+                workers: SanitizeSettings::default().workers,
+                ..self.settings.clone()
+            },
             ..self.clone()
         })?;
         match (upstream.get(Stage::Detect), &self.spans) {
             (Some(detect), _) => {
                 hasher.upstream(&detect);
             }
-            (None, Some(spans)) => {
-                hasher.path(spans)?;
+            (None, Some(SpanSource::File { path })) => {
+                hasher.path(path)?;
             }
-            (None, None) => {}
+            (None, _) => {}
         }
         if let Some(docs) = &self.docs {
             hasher.path(docs)?;
@@ -162,7 +145,7 @@ impl PipelineStage for SanitizeStage {
     }
 
     fn shard(&self) -> Option<Shard> {
-        self.shard
+        self.settings.shard
     }
 
     fn run(&self, run: &mut StageRun<'_>) -> Result<StageSummary> {
@@ -199,23 +182,19 @@ impl SanitizeStage {
     fn job(&self, run: &mut StageRun<'_>, strategy: Strategy, first: bool) -> Result<SanitizeJob> {
         let name = strategy.to_string();
         let dir = run.paths().stage_dir(Stage::Sanitize);
-        let spans = if self.gold_spans {
-            SpanSource::Gold
-        } else {
-            SpanSource::File {
-                path: self.spans.clone().unwrap_or_else(|| run.paths().spans()),
-            }
-        };
-        let mut config = self.config.clone();
-        config.strategy = strategy;
-        let llm = if strategy.generalizes() {
-            let llm = self.llm.clone().unwrap_or_default();
+        let spans = self.spans.clone().unwrap_or_else(|| SpanSource::File {
+            path: run.paths().spans(),
+        });
+        let mut settings = self.settings.clone();
+        settings.sanitizer.strategy = strategy;
+        settings.llm = if strategy.generalizes() {
+            let llm = self.settings.llm.clone().unwrap_or_default();
             run.fetch_llm(&llm)?;
             Some(llm)
         } else {
             None
         };
-        let attacker_llm = match (&self.attacker_llm, strategy) {
+        settings.attacker_llm = match (&self.settings.attacker_llm, strategy) {
             (Some(attacker), Strategy::Intact) => {
                 run.fetch_llm(attacker)?;
                 Some(attacker.clone())
@@ -230,13 +209,7 @@ impl SanitizeStage {
             out: run.paths().sanitized(&name),
             audit: (first && self.audit).then(|| dir.join("audit.jsonl")),
             summary: Some(dir.join(format!("{name}.summary.json"))),
-            limit: self.limit,
-            sanitizer: config,
-            llm,
-            attacker_llm,
-            cache: self.cache.clone(),
-            workers: self.workers.unwrap_or(1),
-            shard: self.shard,
+            settings,
         })
     }
 }
