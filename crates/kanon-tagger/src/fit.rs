@@ -249,7 +249,11 @@ pub(crate) fn fit<T: Task>(
     progress.stage(settings.stage, total_steps as u64);
     progress.advance(state.step as u64);
     let mut interrupted = false;
-    'epochs: while state.epoch < settings.epochs && state.step < total_steps {
+    // An epoch with batches done but not ended (a run stopped on its last step) still owes its
+    // end: the dev evaluation, early stopping.
+    'epochs: while state.epoch < settings.epochs
+        && (state.step < total_steps || state.batches_done > 0)
+    {
         let batches = task.batches(state.epoch);
         for indices in batches.iter().skip(state.batches_done) {
             if state.step >= total_steps {

@@ -246,6 +246,31 @@ fn an_interrupted_run_resumes_to_the_same_weights() {
     let device = Device::flex();
     let weights = |dir: &Path| classifier_weights(dir, &device);
     assert_eq!(weights(&whole), weights(&parts));
+
+    // Stopped on its very last step, a run still owes that epoch's dev evaluation and the
+    // checkpoint: the resumed run does them.
+    let last = dir.path().join("last");
+    let total = report.steps;
+    let stop_at_last = move |step: usize| step == total;
+    let first = run(
+        &job(&pretrained, &corpus, &last, &config),
+        &TrainOptions {
+            should_stop: Some(&stop_at_last),
+            ..TrainOptions::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(first.interrupted && first.steps == total, "{first:?}");
+    let rest = run(
+        &job(&pretrained, &corpus, &last, &config),
+        &resume,
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(rest.resumed_at_step, Some(total));
+    assert_eq!(rest.dev_f1_by_epoch, report.dev_f1_by_epoch);
+    assert_eq!(weights(&whole), weights(&last));
 }
 
 #[test]
