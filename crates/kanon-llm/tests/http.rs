@@ -256,20 +256,28 @@ fn retries_after_a_500() {
 
 #[test]
 fn retries_after_a_429_honouring_retry_after() {
+    // The server asks for a one-second pause; the client's own back-off (an hour, capped at a
+    // minute) must not be what is used. Bounded both ways: a client that ignores the header
+    // waits a minute, one that does not wait at all returns at once.
     let server = Server::start(|number, _| match number {
         0 => Reply {
-            headers: vec![("Retry-After", "0".into())],
+            headers: vec![("Retry-After", "1".into())],
             ..reply(429, "slow down")
         },
         _ => reply(200, completion(&["ok"])),
     });
     let model = HttpModel::builder(&server.url, "m")
-        // A back-off this long would time the test out: the server's 0 s must be what is used.
         .backoff(Duration::from_secs(3600))
         .build()
         .unwrap();
+    let started = std::time::Instant::now();
     assert_eq!(model.chat(&request()).unwrap().choices[0].text, "ok");
+    let waited = started.elapsed();
     assert_eq!(server.seen().len(), 2);
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(20),
+        "waited {waited:?} where the server asked for 1 s"
+    );
 }
 
 #[test]
