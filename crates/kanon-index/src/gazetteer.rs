@@ -627,12 +627,24 @@ mod tests {
         let empty = Gazetteer::build(std::iter::empty()).unwrap();
         assert!(empty.find("anything at all").is_empty());
         assert!(Gazetteer::deserialize(&empty.serialize()).is_ok());
-        assert!(Gazetteer::deserialize(b"garbage").is_err());
-        assert!(Gazetteer::deserialize(&bytes[..bytes.len() - 1]).is_err());
+        let message = |bytes: &[u8]| match Gazetteer::deserialize(bytes) {
+            Ok(_) => panic!("{} bytes read as a gazetteer", bytes.len()),
+            Err(err) => err.to_string(),
+        };
+        assert!(message(b"garbage").contains("truncated"));
+        assert!(message(b"garbage!").contains("bad magic"));
+        assert!(message(&bytes[..bytes.len() - 1]).contains("truncated"));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(message(&longer).contains("1 trailing bytes"));
     }
 
     #[test]
     fn duplicate_terms_are_refused() {
-        assert!(Gazetteer::build([("a b", 0), ("a b", 1)]).is_err());
+        let err = Gazetteer::build([("a b", 0), ("a b", 1)])
+            .err()
+            .expect("a duplicate term is refused")
+            .to_string();
+        assert!(err.contains("duplicate term \"a b\""), "{err}");
     }
 }

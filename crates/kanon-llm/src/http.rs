@@ -772,20 +772,36 @@ mod tests {
 
     #[test]
     fn odd_bodies_are_errors_not_panics() {
-        for body in [
-            "",
-            "null",
-            "[]",
-            "{}",
-            r#"{"choices": 3}"#,
-            r#"{"choices": [{}]}"#,
-            r#"{"choices": [{"message": {"content": null}}]}"#,
-            r#"{"choices": [{"message": {"content": 7}}]}"#,
-            r#"{"choices": [{"message": {"content": "x"}, "logprobs": {"content": [{"token": 1}]}}]}"#,
-            r#"{"choices": [{"message": {"content": "x"}, "logprobs": 5}]}"#,
-            r#"{"error": {"message": "model not found"}}"#,
+        for (body, says) in [
+            ("", "not JSON"),
+            ("null", "no `choices` array"),
+            ("[]", "no `choices` array"),
+            ("{}", "no `choices` array"),
+            (r#"{"choices": 3}"#, "no `choices` array"),
+            (r#"{"choices": [{}]}"#, "choice 0: no `message.content`"),
+            (
+                r#"{"choices": [{"message": {"content": null}}]}"#,
+                "choice 0: no `message.content`",
+            ),
+            (
+                r#"{"choices": [{"message": {"content": 7}}]}"#,
+                "`message.content` is not text: 7",
+            ),
+            (
+                r#"{"choices": [{"message": {"content": "x"}, "logprobs": {"content": [{"token": 1}]}}]}"#,
+                "choice 0",
+            ),
+            (
+                r#"{"choices": [{"message": {"content": "x"}, "logprobs": 5}]}"#,
+                "choice 0",
+            ),
+            (
+                r#"{"error": {"message": "model not found"}}"#,
+                "the server answered an error: model not found",
+            ),
         ] {
-            assert!(parse_response(body).is_err(), "{body}");
+            let err = parse_response(body).err().unwrap_or_default();
+            assert!(err.contains(says), "{body}: {err:?} does not say {says:?}");
         }
     }
 
