@@ -196,9 +196,9 @@ fn a_method_refuses_what_it_cannot_use() {
 #[test]
 fn ic_threshold_with_the_embedded_model() {
     if cached_smollm2().is_none() {
-        eprintln!(
-            "skipped: smollm2-135m-instruct is not cached (kanon models fetch smollm2-135m-instruct)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model(
+            "smollm2-135m-instruct",
+        ));
         return;
     }
     let dir = fixture();
@@ -234,7 +234,7 @@ fn ic_threshold_with_the_embedded_model() {
 #[test]
 fn substitute_replaces_words_by_neighbours_with_minilm() {
     if cached_minilm().is_none() {
-        eprintln!("skipped: all-minilm-l6-v2 is not cached (kanon models fetch all-minilm-l6-v2)");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
         return;
     }
     let dir = fixture();

@@ -54,7 +54,9 @@ fn eval_spans_scores_predictions_against_tab_gold() {
 #[test]
 fn eval_spans_of_the_real_gold_against_itself_is_perfect() {
     let Some(gold) = shared("data/wiki553/dev_100_tab_schema.json") else {
-        eprintln!("skipped: ../shared/data/wiki553 is absent (real annotated Wikipedia summaries)");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData(
+            "wiki553/dev_100_tab_schema.json",
+        ));
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -104,7 +106,9 @@ fn eval_tab_of_the_real_gold_against_itself_protects_every_entity() {
         ("data/tab/tab_dev_113.json", 113, 0.984, 0.978),
     ] {
         let Some(gold) = shared(data) else {
-            eprintln!("skipped: ../shared/{data} is absent (real annotated documents)");
+            kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData(
+                data.trim_start_matches("data/"),
+            ));
             continue;
         };
         let dir = tempfile::tempdir().unwrap();
@@ -162,7 +166,7 @@ fn suppressing_the_gold_spans_lowers_the_re_identification_risk() {
         shared("data/wiki553/dev_100_tab_schema.json"),
         shared("data/wiki553/background_553.json"),
     ) else {
-        eprintln!("skipped: ../shared/data/wiki553 is absent (summaries and background texts)");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData("wiki553"));
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -378,13 +382,19 @@ fn the_report_on_wiki553_orders_original_suppression_and_labels() {
         shared("data/wiki553/dev_100_tab_schema.json"),
         shared("data/wiki553/background_553.json"),
     ) else {
-        eprintln!("skipped: ../shared/data/wiki553 is absent (summaries and background texts)");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData("wiki553"));
         return;
     };
     let with_tps =
         crate::common::cached_minilm().is_some() && crate::common::cached_smollm2().is_some();
     if !with_tps {
-        eprintln!("TPS skipped: run `kanon models fetch` for the encoder and the LLM");
+        // The report without its TPS column still runs.
+        let missing = if crate::common::cached_minilm().is_none() {
+            "all-minilm-l6-v2"
+        } else {
+            "smollm2-135m-instruct"
+        };
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model(missing));
     }
     let dir = tempfile::tempdir().unwrap();
     let mut runs = Vec::new();

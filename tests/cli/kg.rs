@@ -73,9 +73,9 @@ fn import_merges_repeated_formats_and_reports_bad_lines() {
 fn imports_the_real_kg_sources_when_present() {
     let Some(sources) = shared("data/kg-sources").filter(|dir| dir.join("pantheon.tsv").exists())
     else {
-        eprintln!(
-            "skipped: ../shared/data/kg-sources is absent (real Pantheon and Google-RE data)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData(
+            "kg-sources/pantheon.tsv",
+        ));
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -131,9 +131,7 @@ fn a_bad_config_names_the_file_the_line_and_the_key() {
 #[test]
 fn the_demo_config_runs_end_to_end_with_the_real_weights() {
     let Some(_) = crate::common::cached_minilm() else {
-        eprintln!(
-            "skipped: all-minilm-l6-v2 is not cached (run `kanon models fetch all-minilm-l6-v2`)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
         return;
     };
     // The README's main command, shortened: a few training steps, two documents, and masking

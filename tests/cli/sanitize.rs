@@ -342,7 +342,9 @@ fn gold_spans_unite_annotators_and_link_their_entities() {
 #[test]
 fn gold_wiki553_spans_leave_no_direct_identifier() {
     let Some(tab) = shared("data/wiki553/dev_100_tab_schema.json") else {
-        eprintln!("skipped: ../shared/data/wiki553/dev_100_tab_schema.json is absent");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData(
+            "wiki553/dev_100_tab_schema.json",
+        ));
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -386,9 +388,9 @@ fn the_embedded_model_sanitizes_a_short_document() {
         .ok()
         .and_then(|spec| kanon_models::Cache::from_env().find(spec));
     if cached.is_none() {
-        eprintln!(
-            "skipped: smollm2-135m-instruct is not cached (kanon models fetch smollm2-135m-instruct)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model(
+            "smollm2-135m-instruct",
+        ));
         return;
     }
     let fixture = Fixture::new();

@@ -5,9 +5,7 @@ use crate::common::{cached_minilm, kanon, ok, p, small_index};
 #[test]
 fn train_and_detect_with_the_real_weights() {
     let Some(minilm) = cached_minilm() else {
-        eprintln!(
-            "skipped: all-minilm-l6-v2 is not cached (run `kanon models fetch all-minilm-l6-v2`)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
         return;
     };
     let (dir, _, docs, index) = small_index(120, 5);

@@ -23,6 +23,7 @@ pub mod progress;
 pub mod shard;
 pub mod spans;
 pub mod tab;
+pub mod testing;
 pub mod text;
 
 pub use document::{Document, Span};

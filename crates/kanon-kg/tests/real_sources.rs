@@ -13,9 +13,7 @@ fn kg_sources() -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        eprintln!(
-            "skipping: ../shared/data/kg-sources is absent (the real data lives outside the repository)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData("kg-sources"));
         None
     }
 }

@@ -73,9 +73,7 @@ fn wiki553() -> Option<PathBuf> {
 #[test]
 fn no_masked_string_survives_on_wiki553_for_any_strategy() {
     let Some(path) = wiki553() else {
-        eprintln!(
-            "skipping: ../shared/data/wiki553 is absent (the real data lives outside the repository)"
-        );
+        kanon_core::testing::skip(kanon_core::testing::Requirement::SharedData("wiki553"));
         return;
     };
     let docs = kanon_core::tab::read_tab(&path).unwrap();

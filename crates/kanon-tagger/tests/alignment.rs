@@ -71,7 +71,7 @@ fn tokenizers() -> Vec<(&'static str, TaggerTokenizer)> {
             TaggerTokenizer::from_file(&dir.join("tokenizer.json")).unwrap(),
         )),
         None => {
-            eprintln!("real tokenizer skipped: all-minilm-l6-v2 not cached (kanon models fetch)")
+            kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"))
         }
     }
     out

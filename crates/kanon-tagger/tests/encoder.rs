@@ -45,7 +45,7 @@ fn related_phrases_are_closer_on_the_real_weights() {
         .ok()
         .and_then(|s| kanon_models::Cache::from_env().find(s))
     else {
-        eprintln!("skipped: all-minilm-l6-v2 is not cached (kanon models fetch all-minilm-l6-v2)");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
         return;
     };
     let encoder = SentenceEncoder::load(&dir, &Device::flex()).unwrap();

@@ -16,7 +16,7 @@ fn hidden_states_match_the_reference() {
         .ok()
         .and_then(|s| kanon_models::Cache::from_env().find(s))
     else {
-        eprintln!("skipped: all-minilm-l6-v2 is not cached (kanon models fetch all-minilm-l6-v2)");
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
         return;
     };
     let fixture: serde_json::Value =
