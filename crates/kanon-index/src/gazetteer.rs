@@ -642,8 +642,7 @@ mod tests {
     #[test]
     fn duplicate_terms_are_refused() {
         let err = Gazetteer::build([("a b", 0), ("a b", 1)])
-            .err()
-            .expect("a duplicate term is refused")
+            .expect_err("a duplicate term is refused")
             .to_string();
         assert!(err.contains("duplicate term \"a b\""), "{err}");
     }
