@@ -9,6 +9,9 @@ pub enum Error {
     /// The re-identification model could not be trained, loaded or run.
     #[error("running the re-identification model")]
     Model(#[source] kanon_tagger::Error),
+    /// The tagger could not be loaded or run.
+    #[error("running the tagger")]
+    Tagger(#[source] kanon_tagger::Error),
     /// The language model could not be opened.
     #[error("opening the language model")]
     OpenLlm(#[source] kanon_llm::Error),

@@ -11,6 +11,7 @@ use kanon_detect::greedy::{GreedySettings, Stop};
 use kanon_detect::job::{Method, MethodJob, TraceRecord, run};
 use kanon_detect::reid::ReidModelJob;
 use kanon_tagger::classifier::ClassifierConfig;
+use kanon_tagger::device::cpu;
 
 const FIRST: [&str; 6] = ["Lilian", "Tomas", "Ingrid", "Mateo", "Aiko", "Bram"];
 const LAST: [&str; 5] = ["Albano", "Varga", "Solberg", "Okafor", "Lindqvist"];
@@ -73,6 +74,8 @@ fn job(dir: &Path, method: Method) -> MethodJob {
         background: Some(dir.join("background.json")),
         method,
         trace: None,
+        format: Default::default(),
+        shard: None,
     }
 }
 
@@ -107,7 +110,7 @@ fn reid_greedy_masks_until_the_model_no_longer_names_the_person() {
     };
     let mut job = job(dir, method);
     job.trace = Some(dir.join("trace.jsonl"));
-    let summary = run(&job, &NoProgress).unwrap();
+    let summary = run(&job, &cpu(), &NoProgress).unwrap();
     assert_eq!(summary.documents, 8);
     assert!(summary.masked_words > 0);
     let traces: Vec<TraceRecord> = std::fs::read_to_string(dir.join("trace.jsonl"))
@@ -146,7 +149,7 @@ fn reid_greedy_masks_until_the_model_no_longer_names_the_person() {
 
     // Deterministic: the model is reused and the search gives the same spans.
     let first = std::fs::read_to_string(dir.join("spans.jsonl")).unwrap();
-    run(&job, &NoProgress).unwrap();
+    run(&job, &cpu(), &NoProgress).unwrap();
     assert_eq!(
         std::fs::read_to_string(dir.join("spans.jsonl")).unwrap(),
         first
@@ -160,19 +163,19 @@ fn reid_greedy_masks_until_the_model_no_longer_names_the_person() {
         "{\"id\":\"d1\",\"person\":\"person-1\",\"text\":\"Tomas Varga\"}\n{\"id\":\"d2\",\"person\":\"nobody\",\"text\":\"a judge\"}\n",
     )
     .unwrap();
-    let err = run(&bad, &NoProgress).unwrap_err().to_string();
+    let err = run(&bad, &cpu(), &NoProgress).unwrap_err().to_string();
     assert!(
         err.contains("\"d2\"") && err.contains("\"nobody\" is not in the background"),
         "{err}"
     );
     std::fs::write(&bad.docs, "{\"id\":\"d3\",\"text\":\"a judge\"}\n").unwrap();
-    let err = run(&bad, &NoProgress).unwrap_err().to_string();
+    let err = run(&bad, &cpu(), &NoProgress).unwrap_err().to_string();
     assert!(
         err.contains("\"d3\"") && err.contains("no `person`"),
         "{err}"
     );
     bad.background = None;
-    let err = run(&bad, &NoProgress).unwrap_err().to_string();
+    let err = run(&bad, &cpu(), &NoProgress).unwrap_err().to_string();
     assert!(err.contains("--background"), "{err}");
 }
 
@@ -182,7 +185,7 @@ fn idf_and_lexical_overlap_run_over_a_file_and_resume() {
     let dir = dir.path();
     population(dir, 6);
     let idf = job(dir, Method::Idf { budget: 0.25 });
-    let summary = run(&idf, &NoProgress).unwrap();
+    let summary = run(&idf, &cpu(), &NoProgress).unwrap();
     assert_eq!(summary.documents, 6);
     assert_eq!(summary.resumed, 0);
     // 10 words a document, 3 masked each (a quarter, rounded).
@@ -199,7 +202,7 @@ fn idf_and_lexical_overlap_run_over_a_file_and_resume() {
         format!("{first}\n{{\"id\":\"doc-1\","),
     )
     .unwrap();
-    let summary = run(&idf, &NoProgress).unwrap();
+    let summary = run(&idf, &cpu(), &NoProgress).unwrap();
     assert_eq!(summary.resumed, 1);
     assert_eq!(
         std::fs::read_to_string(dir.join("spans.jsonl")).unwrap(),
@@ -208,10 +211,59 @@ fn idf_and_lexical_overlap_run_over_a_file_and_resume() {
     assert!(!dir.join("spans.jsonl.partial").exists());
 
     let lexical = job(dir, Method::NerLexical);
-    run(&lexical, &NoProgress).unwrap();
+    run(&lexical, &cpu(), &NoProgress).unwrap();
     let spans = read_spans(&dir.join("spans.jsonl")).unwrap();
     // "Lilian Albano, the chemist from Vienna, was born in 1950.": all but the function words
     // and "was" are in the background text.
     let texts: Vec<(usize, usize)> = spans["doc-0"].iter().map(|s| (s.start, s.end)).collect();
     assert_eq!(texts, [(0, 13), (19, 26), (32, 38), (44, 48), (52, 56)]);
+}
+
+#[test]
+fn a_method_table_without_a_name_is_the_tagger_and_unknown_keys_are_named() {
+    use kanon_core::config::{from_json, from_toml};
+    let path = Path::new("job.toml");
+    let head = "docs = \"d.jsonl\"\nout = \"s.jsonl\"\n[method]\n";
+    let job: MethodJob =
+        from_toml(path, &format!("{head}threshold = 0.3\nmodel = \"ckpt\"\n")).unwrap();
+    let Method::Tagger { model, config } = &job.method else {
+        panic!("{:?}", job.method);
+    };
+    assert_eq!(model.as_deref(), Some(Path::new("ckpt")));
+    assert_eq!(config.threshold, Some(0.3));
+    assert_eq!(config.token_budget, 4096);
+    // Written with its name, and read back the same, in both file forms.
+    let text = toml::to_string(&job).unwrap();
+    assert!(text.contains("name = \"tagger\""), "{text}");
+    assert_eq!(from_toml::<MethodJob>(path, &text).unwrap(), job);
+    let json = serde_json::to_string(&job).unwrap();
+    assert_eq!(
+        from_json::<MethodJob>(Path::new("job.json"), &json).unwrap(),
+        job
+    );
+
+    let idf: MethodJob = from_toml(path, &format!("{head}name = \"idf\"\nbudget = 0.5\n")).unwrap();
+    assert_eq!(idf.method, Method::Idf { budget: 0.5 });
+
+    for (table, expected) in [
+        ("thresold = 0.3\n", "unknown field `thresold`"),
+        (
+            "name = \"idf\"\nthreshold = 0.3\n",
+            "unknown field `threshold`",
+        ),
+        (
+            "threshold = \"high\"\n",
+            "invalid type: string \"high\", expected f32",
+        ),
+        (
+            "name = \"idf\"\nbudget = \"all\"\n",
+            "invalid type: string \"all\", expected f64",
+        ),
+        ("name = \"bert\"\n", "unknown variant `bert`"),
+    ] {
+        let err = from_toml::<MethodJob>(path, &format!("{head}{table}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{table}: {err}");
+    }
 }

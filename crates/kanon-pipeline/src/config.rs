@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::stage::Stage;
-use crate::stages::PipelineStage;
 pub use crate::stages::detect::DetectStage;
 pub use crate::stages::eval::EvalStage;
 pub use crate::stages::index::IndexStage;
@@ -18,6 +17,7 @@ pub use crate::stages::kg::KgStage;
 pub use crate::stages::label::LabelStage;
 pub use crate::stages::sanitize::SanitizeStage;
 pub use crate::stages::train::TrainStage;
+use crate::stages::{Layout, PipelineStage};
 
 /// Every stage of a run; a stage without its section is not run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -132,6 +132,42 @@ impl RunConfig {
             dyn_section(&mut self.sanitize),
             dyn_section(&mut self.eval),
         ]
+    }
+
+    /// Which stages the config has, and the files it names in place of the outputs of those it
+    /// has not: all that a stage reads of the rest of the config.
+    pub(crate) fn layout(&self) -> Layout {
+        Layout {
+            present: self
+                .sections()
+                .into_iter()
+                .flatten()
+                .map(|section| section.stage())
+                .collect(),
+            kg_dir: match &self.kg {
+                Some(KgStage::Dir { path }) => Some(path.clone()),
+                _ => None,
+            },
+            label_docs: self.label.as_ref().and_then(|label| label.docs.clone()),
+            train_corpus: self.train.as_ref().and_then(|train| train.corpus.clone()),
+            detect_model: self
+                .detect
+                .as_ref()
+                .and_then(|detect| detect.named_model().cloned()),
+            sanitize_docs: self
+                .sanitize
+                .as_ref()
+                .and_then(|sanitize| sanitize.docs.clone()),
+            sanitizations: self
+                .sanitize
+                .as_ref()
+                .map(|sanitize| {
+                    std::iter::once(sanitize.settings.sanitizer.strategy)
+                        .chain(sanitize.baselines.iter().copied())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
     }
 
     /// Makes every relative path relative to `base` (the config file's directory).

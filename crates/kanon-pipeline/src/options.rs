@@ -5,7 +5,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::stage::{Action, Stage, StageRecord};
+use crate::record::StageRecord;
+use crate::stage::{Action, Stage};
 
 /// How a run goes.
 #[derive(Default)]

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::paths::{RunPaths, SPAN_SCORES_MARKDOWN};
-use crate::stage::{Action, Stage, StageRecord};
+use crate::record::StageRecord;
+use crate::stage::{Action, Stage};
 
 /// One stage in the report.
 #[derive(Debug, Clone, PartialEq, Serialize)]

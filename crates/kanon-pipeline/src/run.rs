@@ -13,14 +13,16 @@ use crate::error::{Error, Result};
 use crate::memory;
 pub use crate::options::{Event, PlannedStage, RunOptions};
 use crate::paths::RunPaths;
+use crate::record::{StageHasher, StageRecord, State};
 use crate::report::{RunReport, StageRow};
-use crate::stage::{Action, Stage, StageHasher, StageRecord, State};
-use crate::stages::{StageRun, StageSummary, Upstream, Wiring};
+use crate::stage::{Action, Stage};
+use crate::stages::{Layout, StageRun, StageSummary, Upstream, Wiring};
 
 /// A config, checked for what each stage reads, with the paths its stages use.
 #[derive(Debug)]
 pub struct Pipeline {
     config: RunConfig,
+    layout: Layout,
     paths: RunPaths,
 }
 
@@ -28,11 +30,13 @@ impl Pipeline {
     /// Checks that every configured stage has its inputs: the stage before it, or a file the
     /// config names.
     pub fn new(config: RunConfig, dir: impl Into<PathBuf>) -> Result<Pipeline> {
+        let layout = config.layout();
         for section in config.sections().into_iter().flatten() {
-            section.check_inputs(&config)?;
+            section.check_inputs(&layout)?;
         }
         Ok(Pipeline {
             config,
+            layout,
             paths: RunPaths::new(dir),
         })
     }
@@ -49,7 +53,7 @@ impl Pipeline {
 
     fn wiring(&self) -> Wiring<'_> {
         Wiring {
-            config: &self.config,
+            layout: &self.layout,
             paths: &self.paths,
         }
     }
@@ -196,7 +200,7 @@ impl Pipeline {
             std::fs::remove_dir_all(&dir).with_path(&dir)?;
         }
         let mut record = StageRecord {
-            format_version: crate::stage::STAGE_FORMAT_VERSION,
+            format_version: crate::record::STAGE_FORMAT_VERSION,
             stage,
             hash: hash.to_owned(),
             state: State::Running,

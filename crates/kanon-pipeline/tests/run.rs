@@ -254,7 +254,7 @@ fn a_stage_without_its_input_is_a_config_error() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("stage detect needs a [train] section or `detect.model`"),
+        err.contains("stage detect needs a [train] section or `detect.method.model`"),
         "{err}"
     );
     std::fs::write(&path, "[sanitize]\ndocs = \"d.jsonl\"\n").unwrap();
@@ -277,7 +277,7 @@ fn a_sharded_stage_must_end_the_run() {
     let path = dir.path().join("run.toml");
     std::fs::write(
         &path,
-        "[detect]\ndocs = \"docs.jsonl\"\nmodel = \"model\"\n\n[sanitize]\nconfig = { strategy = { type = \"label\" } }\n",
+        "[detect]\ndocs = \"docs.jsonl\"\nmethod = { model = \"model\" }\n\n[sanitize]\nconfig = { strategy = { type = \"label\" } }\n",
     )
     .unwrap();
     let sharded = ["detect.shard=1/4".to_string()];

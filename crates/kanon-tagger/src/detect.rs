@@ -1,20 +1,19 @@
-//! `kanon detect` as a job: a trained tagger finds the spans to mask in documents and writes them
-//! as spans JSONL ([`kanon_core::spans::SpansRecord`]) or in TAB's system format.
+//! Detection's settings: how a trained tagger decides, tidies and batches ([`DetectConfig`]), and
+//! the form of the spans file ([`SpansFormat`]). Running a tagger over a documents file is
+//! `kanon_detect::job::run`'s, with every other detector: `kanon_detect::tagger` wraps a
+//! [`Tagger`] loaded by [`DetectConfig::load_tagger`].
 
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::Path;
 
 use burn::tensor::Device;
-use kanon_core::Progress;
 use kanon_core::config::ConfigFile;
-use kanon_core::shard::{OutputKind, Shard, ShardRecord};
-use kanon_core::spans::{SpanRecord, SpansRecord, write_spans, write_system_format};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::inference::{Decision, LowercaseWords, Tagger};
 
-/// How detection decides and tidies.
+/// How detection decides and tidies. A detect config file (`--config`, `configs/detect.toml`), and
+/// the tagger's keys of a run config's `[detect.method]`, which flattens it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DetectConfig {
@@ -94,6 +93,19 @@ impl DetectConfig {
         }
     }
 
+    /// Loads the tagger of checkpoint directory `model` on `device`, deciding and tidying as this
+    /// config says (after checking it).
+    pub fn load_tagger(&self, model: &Path, device: &Device) -> Result<Tagger> {
+        self.validate().map_err(Error::Setting)?;
+        Ok(Tagger::load(model, device)?
+            .with_decision(self.decision())
+            .with_tidy(self.tidy)
+            .with_person_confidence(self.person_confidence)
+            .with_min_score(self.min_score)
+            .with_lowercase_min_score(self.lowercase_min_score)
+            .with_lowercase_words(self.lowercase_words))
+    }
+
     /// Checks the values a file or the command line may get wrong.
     pub fn validate(&self) -> std::result::Result<(), String> {
         match self.threshold {
@@ -133,158 +145,26 @@ pub enum SpansFormat {
 
 kanon_core::named_choices!(SpansFormat, "spans format", [Jsonl = "jsonl", Tab = "tab"]);
 
-/// Documents in, spans out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DetectJob {
-    /// A checkpoint directory written by `kanon train`.
-    pub model: PathBuf,
-    /// Documents: JSONL `{"id","text"}` or a TAB-schema JSON array.
-    pub docs: PathBuf,
-    /// The spans file to write (atomically).
-    pub out: PathBuf,
-    /// The spans file's form.
-    #[serde(default)]
-    pub format: SpansFormat,
-    /// How to decide and tidy.
-    #[serde(default)]
-    pub config: DetectConfig,
-    /// Only part `I/N` of the documents (a batch scheduler's array task); `kanon merge` joins
-    /// the parts' spans into the spans of one run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-}
-
-impl DetectJob {}
-
-impl ConfigFile for DetectJob {}
-
-/// What a detection run found.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DetectSummary {
-    /// Documents read (of this run's part, for a shard).
-    pub documents: usize,
-    /// Spans written, over all documents.
-    pub spans: usize,
-    /// Wall time from loading the documents to writing the spans.
-    pub seconds: f64,
-    /// The spans file written.
-    pub out: PathBuf,
-}
-
-impl DetectSummary {
-    /// What a person reads: the headline, on a line of its own.
-    pub fn render(&self) -> String {
-        format!("{}\n", self.headline())
-    }
-
-    /// One line: spans, documents, time and throughput, the file.
-    pub fn headline(&self) -> String {
-        format!(
-            "detected {} spans in {} documents in {:.1}s ({:.1} docs/s) -> {}",
-            self.spans,
-            self.documents,
-            self.seconds,
-            self.documents as f64 / self.seconds.max(1e-9),
-            self.out.display()
-        )
-    }
-}
-
-/// Documents per call of [`Tagger::predict_many`]: their windows share forward passes, and the
-/// progress moves between calls.
-const DOCUMENTS_PER_PASS: usize = 64;
-
-/// Loads the tagger on `device`, detects the spans of every document and writes them atomically.
-pub fn run(job: &DetectJob, device: &Device, progress: &dyn Progress) -> Result<DetectSummary> {
-    let config = &job.config;
-    config.validate().map_err(Error::Setting)?;
-    let tagger = Tagger::load(&job.model, device)?
-        .with_decision(config.decision())
-        .with_tidy(config.tidy)
-        .with_person_confidence(config.person_confidence)
-        .with_min_score(config.min_score)
-        .with_lowercase_min_score(config.lowercase_min_score)
-        .with_lowercase_words(config.lowercase_words);
-    let mut docs = kanon_core::io::read_documents(&job.docs)?.docs;
-    let part = kanon_core::shard::keep_part(&mut docs, job.shard);
-    progress.stage("detect", docs.len() as u64);
-    let started = Instant::now();
-    let mut detected = Vec::with_capacity(docs.len());
-    for group in docs.chunks(DOCUMENTS_PER_PASS) {
-        let texts: Vec<&str> = group.iter().map(|d| d.text.as_str()).collect();
-        let spans_per_doc = tagger.predict_many(&texts, config.token_budget)?;
-        for (doc, spans) in group.iter().zip(spans_per_doc) {
-            detected.push(SpansRecord {
-                id: doc.id.clone(),
-                spans: spans
-                    .into_iter()
-                    .map(|(span, entity_type, score)| SpanRecord {
-                        label: Some("MASK".into()),
-                        entity_type,
-                        score: Some(score),
-                        ..SpanRecord::new(span.start, span.end)
-                    })
-                    .collect(),
-            });
-        }
-        progress.advance(group.len() as u64);
-    }
-    kanon_core::io::atomic_write(&job.out, |w| match job.format {
-        SpansFormat::Jsonl => write_spans(w, &detected),
-        SpansFormat::Tab => write_system_format(w, &detected),
-    })?;
-    let kind = match job.format {
-        SpansFormat::Jsonl => OutputKind::Spans,
-        SpansFormat::Tab => OutputKind::SpansTab,
-    };
-    match &part {
-        Some(part) => ShardRecord::new(
-            kind,
-            part,
-            &job.docs,
-            kanon_core::shard::settings_of(job, &["out", "shard", "docs"]),
-        )
-        .write(&job.out)?,
-        None => ShardRecord::remove_stale(&job.out, kind)?,
-    }
-    Ok(DetectSummary {
-        documents: docs.len(),
-        spans: detected.iter().map(|d| d.spans.len()).sum(),
-        seconds: started.elapsed().as_secs_f64(),
-        out: job.out.clone(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_config_and_the_job_round_trip_through_their_file_forms() {
+    fn the_config_round_trips_through_its_file_forms() {
         let dir = tempfile::tempdir().unwrap();
-        let job = DetectJob {
-            model: "checkpoints/minilm".into(),
-            docs: "docs.jsonl".into(),
-            out: "spans.jsonl".into(),
-            format: SpansFormat::Tab,
-            config: DetectConfig {
-                threshold: Some(0.05),
-                tidy: false,
-                token_budget: 2048,
-                person_confidence: 0.5,
-                min_score: 0.1,
-                lowercase_min_score: 1.5,
-                lowercase_words: LowercaseWords::Last,
-            },
-            shard: Some("1/4".parse().unwrap()),
+        let config = DetectConfig {
+            threshold: Some(0.05),
+            tidy: false,
+            token_budget: 2048,
+            person_confidence: 0.5,
+            min_score: 0.1,
+            lowercase_min_score: 1.5,
+            lowercase_words: LowercaseWords::Last,
         };
         for name in ["detect.toml", "detect.json"] {
             let path = dir.path().join(name);
-            job.save(&path).unwrap();
-            assert_eq!(DetectJob::load(&path).unwrap(), job);
-            job.config.save(&path).unwrap();
-            assert_eq!(DetectConfig::load(&path).unwrap(), job.config);
+            config.save(&path).unwrap();
+            assert_eq!(DetectConfig::load(&path).unwrap(), config);
         }
         let path = dir.path().join("detect.toml");
         std::fs::write(&path, "threshold = 1.5\n").unwrap();

@@ -86,6 +86,11 @@ pub fn compiled_runtimes() -> Vec<&'static str> {
     runtimes
 }
 
+/// The CPU backend: where a job without a device choice runs (the detectors without a KG).
+pub fn cpu() -> Device {
+    Device::flex()
+}
+
 /// Whether `device` is the CPU backend (autodiff or not).
 pub fn is_cpu(device: &Device) -> bool {
     *device == Device::flex()

@@ -12,7 +12,8 @@
 //!   (config beside weights, versioned labels file). Its training loop is the classifier's too
 //!   (the private `fit` module: each supplies its batches, loss and epoch end).
 //! - [`inference`]: a [`inference::Tagger`] in memory and the spans it predicts;
-//!   [`detect`]: a [`detect::DetectJob`] over documents, writing spans JSONL.
+//!   [`detect`]: detection's settings ([`detect::DetectConfig`], which loads a tagger that
+//!   decides as they say); `kanon_detect::job::run` runs it over documents.
 //! - [`device`]: the CPU, a CUDA GPU or a Vulkan device by name (`--device`); the same code runs on
 //!   each.
 //! - [`classifier`]: the encoder with a head over classes, fine-tuned on windows of labeled texts
@@ -56,7 +57,7 @@ pub mod testing;
 pub mod train;
 pub mod weights;
 
-pub use detect::{DetectConfig, DetectJob, SpansFormat};
+pub use detect::{DetectConfig, SpansFormat};
 pub use error::{Error, Result};
 pub use inference::{Decision, LowercaseWords, Tagger};
 pub use labels::{Label, LabelScheme};

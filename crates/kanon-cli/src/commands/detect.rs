@@ -1,87 +1,123 @@
-//! `kanon detect`: the tagger's options (over a detect config file) into a
-//! [`kanon_tagger::DetectJob`], or a detector that needs no KG into a
-//! [`kanon_detect::job::MethodJob`]. Which options a detector takes is clap's to check: each
-//! detector is a subcommand with only its own.
+//! `kanon detect`: the tagger's options (over a detect config file), or a detector that needs no
+//! KG, into one [`kanon_detect::job::MethodJob`] run by [`kanon_detect::job::run`]. Which options
+//! a detector takes is clap's to check: each detector is a subcommand with only its own.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use burn::tensor::Device;
 use kanon_core::config::ConfigFile;
 use kanon_detect::greedy::GreedySettings;
-use kanon_detect::job::{Method, MethodJob, run as detect_with_method};
+use kanon_detect::job::{Method, MethodJob};
 use kanon_detect::reid::ReidModelJob;
 use kanon_tagger::classifier::ClassifierConfig;
-use kanon_tagger::detect::{DetectConfig, DetectJob, run as detect};
+use kanon_tagger::detect::DetectConfig;
 
-use crate::cli::{DetectArgs, DetectIoArgs, DetectMethod, TaggerDetectArgs};
+use crate::cli::{
+    DetectArgs, DetectIoArgs, DetectMethod, IcThresholdArgs, ReidGreedyArgs, TaggerDetectArgs,
+};
 use crate::progress::Bars;
 
 pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<()> {
-    let (io, method, background, trace) = match &args.method {
-        None => return run_tagger(&args.tagger, out),
-        Some(DetectMethod::Tagger(tagger)) => return run_tagger(tagger, out),
-        Some(DetectMethod::ReidGreedy(reid)) => {
-            let defaults = GreedySettings::default();
-            let mut config = ClassifierConfig {
-                word_masks: true,
-                ..ClassifierConfig::default()
-            };
-            if let Some(epochs) = reid.reid_epochs {
-                config.epochs = epochs;
-            }
-            let method = Method::ReidGreedy {
-                model: ReidModelJob {
-                    checkpoint: required(&reid.reid_model, "--reid-model")?,
-                    pretrained: kanon_models::DEFAULT_ENCODER.into(),
-                    config,
-                },
-                search: GreedySettings {
-                    top_k: reid.top_k.unwrap_or(defaults.top_k),
-                    max_share: reid.max_share.unwrap_or(defaults.max_share),
-                    shortlist: reid.shortlist.unwrap_or(defaults.shortlist),
-                },
-            };
-            let background = reid.background.background.clone();
-            (&reid.io, method, background, reid.trace.clone())
-        }
-        Some(DetectMethod::IcThreshold(ic)) => {
-            let mut method = Method::ic_threshold();
-            if let Method::IcThreshold { p, llm } = &mut method {
-                *p = ic.min_probability.unwrap_or(*p);
-                *llm = super::shared::llm_config(&ic.llm)?;
-            }
-            (&ic.io, method, None, None)
-        }
+    // The detectors without a KG run on the CPU (the re-identification guide always does).
+    let (job, device) = match &args.method {
+        None => tagger_job(&args.tagger)?,
+        Some(DetectMethod::Tagger(tagger)) => tagger_job(tagger)?,
+        Some(DetectMethod::ReidGreedy(reid)) => (
+            job(
+                &reid.io,
+                reid_greedy(reid)?,
+                reid.background.background.clone(),
+                reid.trace.clone(),
+            )?,
+            kanon_tagger::device::cpu(),
+        ),
+        Some(DetectMethod::IcThreshold(ic)) => (
+            job(&ic.io, ic_threshold(ic)?, None, None)?,
+            kanon_tagger::device::cpu(),
+        ),
         Some(DetectMethod::Idf(idf)) => {
             let mut method = Method::idf();
             if let (Method::Idf { budget }, Some(wanted)) = (&mut method, idf.budget) {
                 *budget = wanted;
             }
-            (&idf.io, method, idf.background.clone(), None)
+            let background = idf.background.clone();
+            (
+                job(&idf.io, method, background, None)?,
+                kanon_tagger::device::cpu(),
+            )
         }
         Some(DetectMethod::NerLexical(lexical)) => (
-            &lexical.io,
-            Method::NerLexical,
-            lexical.background.background.clone(),
-            None,
+            job(
+                &lexical.io,
+                Method::NerLexical,
+                lexical.background.background.clone(),
+                None,
+            )?,
+            kanon_tagger::device::cpu(),
         ),
     };
-    let (docs, spans) = io_paths(io)?;
-    let job = MethodJob {
-        docs,
-        out: spans,
-        background,
-        method,
-        trace,
-    };
     let bars = Bars::new();
-    let summary = detect_with_method(&job, &bars)?;
+    let summary = kanon_detect::job::run(&job, &device, &bars)?;
     bars.finish();
     write!(out, "{}", summary.render())?;
     Ok(())
 }
 
-fn run_tagger(args: &TaggerDetectArgs, out: &mut dyn Write) -> Result<()> {
+fn reid_greedy(reid: &ReidGreedyArgs) -> Result<Method> {
+    let defaults = GreedySettings::default();
+    let mut config = ClassifierConfig {
+        word_masks: true,
+        ..ClassifierConfig::default()
+    };
+    if let Some(epochs) = reid.reid_epochs {
+        config.epochs = epochs;
+    }
+    Ok(Method::ReidGreedy {
+        model: ReidModelJob {
+            checkpoint: required(&reid.reid_model, "--reid-model")?,
+            pretrained: kanon_models::DEFAULT_ENCODER.into(),
+            config,
+        },
+        search: GreedySettings {
+            top_k: reid.top_k.unwrap_or(defaults.top_k),
+            max_share: reid.max_share.unwrap_or(defaults.max_share),
+            shortlist: reid.shortlist.unwrap_or(defaults.shortlist),
+        },
+    })
+}
+
+fn ic_threshold(ic: &IcThresholdArgs) -> Result<Method> {
+    let mut method = Method::ic_threshold();
+    if let Method::IcThreshold { p, llm } = &mut method {
+        *p = ic.min_probability.unwrap_or(*p);
+        *llm = super::shared::llm_config(&ic.llm)?;
+    }
+    Ok(method)
+}
+
+/// A detector without a KG over `--docs` into `--out` (spans JSONL, the whole input).
+fn job(
+    io: &DetectIoArgs,
+    method: Method,
+    background: Option<PathBuf>,
+    trace: Option<PathBuf>,
+) -> Result<MethodJob> {
+    let (docs, out) = io_paths(io)?;
+    Ok(MethodJob {
+        docs,
+        out,
+        background,
+        method,
+        trace,
+        format: Default::default(),
+        shard: None,
+    })
+}
+
+/// The tagger's job (its options over `--config`) and the device it runs on.
+fn tagger_job(args: &TaggerDetectArgs) -> Result<(MethodJob, Device)> {
     let mut config = match &args.config {
         Some(path) => DetectConfig::load(path)?,
         None => DetectConfig::default(),
@@ -108,31 +144,31 @@ fn run_tagger(args: &TaggerDetectArgs, out: &mut dyn Write) -> Result<()> {
         config.lowercase_words = words;
     }
     config.validate().map_err(anyhow::Error::msg)?;
-    let (docs, spans) = io_paths(&args.io)?;
-    let job = DetectJob {
-        model: required(&args.model, "--model")?,
+    let (docs, out) = io_paths(&args.io)?;
+    let job = MethodJob {
         docs,
-        out: spans,
+        out,
+        background: None,
+        method: Method::Tagger {
+            model: Some(required(&args.model, "--model")?),
+            config,
+        },
+        trace: None,
         format: args.export.unwrap_or_default(),
-        config,
         shard: args.shard,
     };
     let device = args.device.resolve()?;
-    let bars = Bars::new();
     super::shared::announce_device("detecting", &device);
-    let summary = detect(&job, &device, &bars)?;
-    bars.finish();
-    write!(out, "{}", summary.render())?;
-    Ok(())
+    Ok((job, device))
 }
 
 /// `--docs` and `--out`, which clap requires of every detector.
-fn io_paths(io: &DetectIoArgs) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+fn io_paths(io: &DetectIoArgs) -> Result<(PathBuf, PathBuf)> {
     Ok((required(&io.docs, "--docs")?, required(&io.out, "--out")?))
 }
 
 /// An option clap requires (so absent only where clap let a subcommand stand in for it).
-fn required(value: &Option<std::path::PathBuf>, option: &str) -> Result<std::path::PathBuf> {
+fn required(value: &Option<PathBuf>, option: &str) -> Result<PathBuf> {
     value
         .clone()
         .with_context(|| format!("{option} is required"))

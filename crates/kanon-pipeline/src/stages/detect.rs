@@ -1,19 +1,21 @@
-//! The detect stage: the run's tagger, or a detector that needs no KG, over the documents.
+//! The detect stage: one detector (the run's tagger, or one that needs no KG) over the documents,
+//! through `kanon_detect::job::run` as `kanon detect` runs it.
 
 use std::path::{Path, PathBuf};
 
 use kanon_core::shard::Shard;
 use kanon_core::{Document, PathContext};
-use kanon_tagger::{DetectConfig, DetectJob, SpansFormat};
+use kanon_detect::job::{Method, MethodJob};
+use kanon_tagger::SpansFormat;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
+    Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
 };
-use crate::config::RunConfig;
 use crate::error::{Error, Result};
-use crate::stage::{Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::Stage;
 
 /// `kanon detect`'s settings, and which documents it reads.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -29,16 +31,12 @@ pub struct DetectStage {
     /// Only the first N documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
-    /// A checkpoint directory, when the run has no train stage.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<PathBuf>,
-    /// The tagger's decoding: threshold, tidying, min scores, token budget.
-    #[serde(default)]
-    pub config: DetectConfig,
-    /// A detector that needs no KG instead of the tagger: `[detect.method]` with `name =
-    /// "reid-greedy"`, `"ic-threshold"`, `"idf"` or `"ner-lexical"` and its settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<kanon_detect::job::Method>,
+    /// The detector and its settings: `[detect.method]`, whose `name` is `"tagger"` (the
+    /// default, so a tagger's table needs none: `model`, a checkpoint directory when the run has
+    /// no train stage, and the keys of `detect.toml`), `"reid-greedy"`, `"ic-threshold"`, `"idf"`
+    /// or `"ner-lexical"`. `[detect.config]`, its name before it named any detector, still reads.
+    #[serde(default, alias = "config")]
+    pub method: Method,
     /// Public texts about the population (`[{"name", "public_knowledge"}]`) for `reid-greedy`
     /// and `ner-lexical` (and `idf`'s word counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,23 +53,25 @@ impl PipelineStage for DetectStage {
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
-        self.config
+        self.method
             .validate()
-            .map_err(|problem| format!("detect.config: {problem}"))?;
+            .map_err(|problem| format!("detect.method: {problem}"))?;
         if self.docs.is_some() == self.corpus_split.is_some() {
             return Err("detect: give exactly one of `docs` and `corpus_split`".into());
         }
         Ok(())
     }
 
-    fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        if self.method.is_none() && config.train.is_none() && self.model.is_none() {
+    fn check_inputs(&self, layout: &Layout) -> Result<()> {
+        if let Method::Tagger { model: None, .. } = self.method
+            && !layout.has(Stage::Train)
+        {
             return Err(missing(
                 Stage::Detect,
-                "a [train] section or `detect.model`",
+                "a [train] section or `detect.method.model`",
             ));
         }
-        if self.corpus_split.is_some() && config.label.is_none() {
+        if self.corpus_split.is_some() && !layout.has(Stage::Label) {
             return Err(missing(
                 Stage::Detect,
                 "a [label] section for `corpus_split`",
@@ -82,10 +82,11 @@ impl PipelineStage for DetectStage {
 
     fn resolve_paths(&mut self, base: &Path) {
         resolve_opt(base, &mut self.docs);
-        resolve_opt(base, &mut self.model);
         resolve_opt(base, &mut self.background);
-        if let Some(kanon_detect::job::Method::ReidGreedy { model, .. }) = &mut self.method {
-            resolve(base, &mut model.checkpoint);
+        match &mut self.method {
+            Method::Tagger { model, .. } => resolve_opt(base, model),
+            Method::ReidGreedy { model, .. } => resolve(base, &mut model.checkpoint),
+            _ => {}
         }
     }
 
@@ -96,15 +97,14 @@ impl PipelineStage for DetectStage {
         hasher: &mut StageHasher,
     ) -> Result<()> {
         hasher.params(self)?;
-        if self.method.is_some() {
-            if let Some(background) = &self.background {
-                hasher.path(background)?;
-            }
-        } else {
+        if self.method.uses_device() {
+            // The tagger: its checkpoint, trained by the run or named.
             match upstream.get(Stage::Train) {
                 Some(train) => hasher.upstream(&train),
                 None => hasher.path(&wiring.model())?,
             };
+        } else if let Some(background) = &self.background {
+            hasher.path(background)?;
         }
         match &self.docs {
             Some(docs) => hasher.path(docs)?,
@@ -125,10 +125,7 @@ impl PipelineStage for DetectStage {
         kanon_core::io::atomic_write(&paths.detect_docs(), |w| {
             kanon_core::io::write_jsonl(w, docs.iter())
         })?;
-        match &self.method {
-            Some(method) => self.run_method(method, run),
-            None => self.run_tagger(run),
-        }
+        self.detect(run)
     }
 }
 
@@ -155,43 +152,40 @@ impl DetectStage {
         Ok(docs)
     }
 
-    fn run_method(
-        &self,
-        method: &kanon_detect::job::Method,
-        run: &mut StageRun<'_>,
-    ) -> Result<StageSummary> {
+    /// The checkpoint directory the config names for the tagger (a run without a train stage).
+    pub(crate) fn named_model(&self) -> Option<&PathBuf> {
+        match &self.method {
+            Method::Tagger { model, .. } => model.as_ref(),
+            _ => None,
+        }
+    }
+
+    fn detect(&self, run: &mut StageRun<'_>) -> Result<StageSummary> {
+        let stage = Stage::Detect;
         let paths = run.paths();
-        let job = kanon_detect::job::MethodJob {
+        let mut method = self.method.clone();
+        if let Method::Tagger { model, .. } = &mut method {
+            *model = Some(run.wiring.model());
+        }
+        let device = if method.uses_device() {
+            run.options
+                .device
+                .resolve()
+                .map_err(|source| Error::Tagger { stage, source })?
+        } else {
+            kanon_tagger::device::cpu()
+        };
+        let job = MethodJob {
             docs: paths.detect_docs(),
             out: paths.spans(),
             background: self.background.clone(),
-            method: method.clone(),
+            method,
             trace: None,
-        };
-        let summary = kanon_detect::job::run(&job, run.progress).map_err(Error::Detect)?;
-        let figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds, "masked_words": summary.masked_words, "words": summary.words});
-        Ok(StageSummary::new(summary.headline(), &figures))
-    }
-
-    fn run_tagger(&self, run: &mut StageRun<'_>) -> Result<StageSummary> {
-        let stage = Stage::Detect;
-        let paths = run.paths();
-        let job = DetectJob {
-            model: run.wiring.model(),
-            docs: paths.detect_docs(),
-            out: paths.spans(),
             format: SpansFormat::Jsonl,
-            config: self.config,
             shard: self.shard,
         };
-        let device = run
-            .options
-            .device
-            .resolve()
-            .map_err(|source| Error::Tagger { stage, source })?;
-        let summary = kanon_tagger::detect::run(&job, &device, run.progress)
-            .map_err(|source| Error::Tagger { stage, source })?;
-        let figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds});
+        let summary = kanon_detect::job::run(&job, &device, run.progress).map_err(Error::Detect)?;
+        let figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds, "masked_words": summary.masked_words, "words": summary.words});
         Ok(StageSummary::new(summary.headline(), &figures))
     }
 }

@@ -11,12 +11,12 @@ use serde_json::json;
 
 use super::to_value;
 use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
+    Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
 };
-use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::paths::SPAN_SCORES_MARKDOWN;
-use crate::stage::{Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::Stage;
 
 /// The evaluation of the sanitized output (`kanon eval report`, and `kanon eval spans` when
 /// there is gold and a detector).
@@ -44,11 +44,11 @@ impl PipelineStage for EvalStage {
         Stage::Eval
     }
 
-    fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        if config.sanitize.is_none() {
+    fn check_inputs(&self, layout: &Layout) -> Result<()> {
+        if !layout.has(Stage::Sanitize) {
             return Err(missing(Stage::Eval, "a [sanitize] section"));
         }
-        if self.background_from_kg && config.kg.is_none() {
+        if self.background_from_kg && !layout.has(Stage::Kg) {
             return Err(missing(
                 Stage::Eval,
                 "a [kg] section for `background_from_kg`",
@@ -139,7 +139,9 @@ impl PipelineStage for EvalStage {
         };
         let report = kanon_eval::report::run(&job, run.progress).map_err(Error::Eval)?;
         let mut figures = json!({ "report": to_value(&report) });
-        if let (Some(gold), Some(_)) = (&self.gold, &run.wiring.config.detect) {
+        if let Some(gold) = &self.gold
+            && run.wiring.layout.has(Stage::Detect)
+        {
             let spans = span_scores(gold, &run.paths().spans(), &dir)?;
             figures["spans"] = to_value(&spans);
         }

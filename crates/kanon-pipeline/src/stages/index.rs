@@ -4,10 +4,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve_opt};
-use crate::config::RunConfig;
+use super::{
+    Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve_opt,
+};
 use crate::error::{Error, Result};
-use crate::stage::{Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::Stage;
 
 /// `kanon index build`'s settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,8 +28,8 @@ impl PipelineStage for IndexStage {
         Stage::Index
     }
 
-    fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        if config.kg.is_none() {
+    fn check_inputs(&self, layout: &Layout) -> Result<()> {
+        if !layout.has(Stage::Kg) {
             return Err(missing(Stage::Index, "a [kg] section"));
         }
         Ok(())

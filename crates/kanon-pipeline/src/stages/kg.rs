@@ -8,10 +8,10 @@ use kanon_kg::{ImportJob, Source, SynthJob};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, resolve};
-use crate::config::RunConfig;
+use super::{Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, resolve};
 use crate::error::{Error, Result};
-use crate::stage::{Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::Stage;
 
 /// Where the knowledge graph comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ impl PipelineStage for KgStage {
         Stage::Kg
     }
 
-    fn check_inputs(&self, _config: &RunConfig) -> Result<()> {
+    fn check_inputs(&self, _: &Layout) -> Result<()> {
         Ok(())
     }
 

@@ -8,11 +8,12 @@ use kanon_label::LabelJob;
 use kanon_label::algorithm::LabelerConfig;
 use serde::{Deserialize, Serialize};
 
-use super::kg::KgStage;
-use super::{PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve_opt};
-use crate::config::RunConfig;
+use super::{
+    Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve_opt,
+};
 use crate::error::{Error, Result};
-use crate::stage::{Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::Stage;
 
 /// `kanon label`'s settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -42,14 +43,14 @@ impl PipelineStage for LabelStage {
         Stage::Label
     }
 
-    fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        if config.index.is_none() {
+    fn check_inputs(&self, layout: &Layout) -> Result<()> {
+        if !layout.has(Stage::Index) {
             return Err(missing(Stage::Label, "an [index] section"));
         }
-        let kg_docs = match &config.kg {
-            Some(KgStage::Dir { path }) => Some(path.join(kanon_kg::store::DOCS_FILE)),
-            _ => None,
-        };
+        let kg_docs = layout
+            .kg_dir
+            .as_ref()
+            .map(|dir| dir.join(kanon_kg::store::DOCS_FILE));
         if self.docs.is_none() && kg_docs.is_some_and(|docs| !docs.exists()) {
             return Err(missing(
                 Stage::Label,

@@ -2,6 +2,7 @@
 //! and that type implements [`PipelineStage`]: what the stage needs from the rest of the run,
 //! what its hash covers, and how it runs. [`crate::run`] is only the loop over them.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use kanon_core::Progress;
@@ -9,11 +10,11 @@ use kanon_core::shard::Shard;
 use kanon_llm::LlmConfig;
 use kanon_sanitize::Strategy;
 
-use crate::config::RunConfig;
 use crate::error::{Error, Result};
 use crate::options::{Event, RunOptions};
 use crate::paths::RunPaths;
-use crate::stage::{Action, Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::{Action, Stage};
 
 pub mod detect;
 pub mod eval;
@@ -36,7 +37,7 @@ pub(crate) trait PipelineStage: std::fmt::Debug {
 
     /// Checks that the run holds what this stage reads: the section of the stage before it, or
     /// a file the section names.
-    fn check_inputs(&self, config: &RunConfig) -> Result<()>;
+    fn check_inputs(&self, layout: &Layout) -> Result<()>;
 
     /// Makes the section's relative paths relative to `base`, the config file's directory.
     fn resolve_paths(&mut self, base: &Path);
@@ -103,62 +104,86 @@ impl Upstream<'_> {
     }
 }
 
+/// What the run config says around each stage: which stages it has a section for, and the
+/// files it names in place of the outputs of stages it has not. Built by
+/// [`RunConfig::layout`](crate::RunConfig), so that a stage reads the rest of the config only
+/// through this.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Layout {
+    /// The stages the config has a section for.
+    pub(crate) present: BTreeSet<Stage>,
+    /// `[kg] from = "dir"`: a KG directory made earlier.
+    pub(crate) kg_dir: Option<PathBuf>,
+    /// `label.docs`.
+    pub(crate) label_docs: Option<PathBuf>,
+    /// `train.corpus`.
+    pub(crate) train_corpus: Option<PathBuf>,
+    /// The detect section's checkpoint.
+    pub(crate) detect_model: Option<PathBuf>,
+    /// `sanitize.docs`.
+    pub(crate) sanitize_docs: Option<PathBuf>,
+    /// The sanitize stage's strategy, then its baselines.
+    pub(crate) sanitizations: Vec<Strategy>,
+}
+
+impl Layout {
+    /// Whether the config has a section for `stage`.
+    pub(crate) fn has(&self, stage: Stage) -> bool {
+        self.present.contains(&stage)
+    }
+}
+
 /// Where a run's stages find what they read: a stage's own output in the run directory, or
 /// the file the config names when the run does not have the stage that makes it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Wiring<'a> {
-    pub(crate) config: &'a RunConfig,
+    pub(crate) layout: &'a Layout,
     pub(crate) paths: &'a RunPaths,
 }
 
 impl Wiring<'_> {
     pub(crate) fn kg_dir(&self) -> PathBuf {
-        match &self.config.kg {
-            Some(kg::KgStage::Dir { path }) => path.clone(),
-            _ => self.paths.made_kg(),
-        }
+        self.layout
+            .kg_dir
+            .clone()
+            .unwrap_or_else(|| self.paths.made_kg())
     }
 
     /// The label stage's documents: its own, else the KG's (a synthetic KG's biographies, an
     /// import's Google-RE snippets).
     pub(crate) fn label_docs(&self) -> PathBuf {
-        self.config
-            .label
-            .as_ref()
-            .and_then(|l| l.docs.clone())
+        self.layout
+            .label_docs
+            .clone()
             .unwrap_or_else(|| self.kg_dir().join(kanon_kg::store::DOCS_FILE))
     }
 
     pub(crate) fn corpus(&self) -> PathBuf {
-        match (&self.config.label, &self.config.train) {
-            (None, Some(train)) => train.corpus.clone().unwrap_or_default(),
-            _ => self.paths.made_corpus(),
+        if !self.layout.has(Stage::Label) && self.layout.has(Stage::Train) {
+            self.layout.train_corpus.clone().unwrap_or_default()
+        } else {
+            self.paths.made_corpus()
         }
     }
 
     pub(crate) fn model(&self) -> PathBuf {
-        match (&self.config.train, &self.config.detect) {
-            (None, Some(detect)) => detect.model.clone().unwrap_or_default(),
-            _ => self.paths.trained_model(),
+        if !self.layout.has(Stage::Train) && self.layout.has(Stage::Detect) {
+            self.layout.detect_model.clone().unwrap_or_default()
+        } else {
+            self.paths.trained_model()
         }
     }
 
     pub(crate) fn sanitize_docs(&self) -> PathBuf {
-        self.config
-            .sanitize
-            .as_ref()
-            .and_then(|s| s.docs.clone())
+        self.layout
+            .sanitize_docs
+            .clone()
             .unwrap_or_else(|| self.paths.detect_docs())
     }
 
     /// The sanitizations the sanitize stage writes: its strategy's, then the baselines'.
     pub(crate) fn sanitizations(&self) -> Vec<Strategy> {
-        let Some(sanitize) = &self.config.sanitize else {
-            return Vec::new();
-        };
-        std::iter::once(sanitize.settings.sanitizer.strategy)
-            .chain(sanitize.baselines.iter().copied())
-            .collect()
+        self.layout.sanitizations.clone()
     }
 }
 

@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use super::to_value;
 use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
+    Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, resolve, resolve_opt,
 };
-use crate::config::RunConfig;
 use crate::error::{Error, Result};
-use crate::stage::{Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::Stage;
 
 /// `kanon sanitize`'s settings, its inputs when the run has no detect stage, and the baselines
 /// compared with it.
@@ -85,15 +85,15 @@ impl PipelineStage for SanitizeStage {
             .map_err(|problem| format!("sanitize.config.{problem}"))
     }
 
-    fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        if config.detect.is_some() == self.spans.is_some() {
+    fn check_inputs(&self, layout: &Layout) -> Result<()> {
+        if layout.has(Stage::Detect) == self.spans.is_some() {
             return Err(Error::Setting(
                 "stage sanitize: its spans come from exactly one of a [detect] section and \
                  `sanitize.spans`"
                     .into(),
             ));
         }
-        if config.detect.is_none() && self.docs.is_none() {
+        if !layout.has(Stage::Detect) && self.docs.is_none() {
             return Err(missing(Stage::Sanitize, "`sanitize.docs`"));
         }
         let main = self.settings.sanitizer.strategy;

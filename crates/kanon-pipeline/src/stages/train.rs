@@ -7,11 +7,12 @@ use kanon_tagger::train::{TrainJob, TrainOptions};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, normalize, resolve_opt,
+    Layout, PipelineStage, StageRun, StageSummary, Upstream, Wiring, missing, normalize,
+    resolve_opt,
 };
-use crate::config::RunConfig;
 use crate::error::{Error, Result};
-use crate::stage::{Action, Stage, StageHasher};
+use crate::record::StageHasher;
+use crate::stage::{Action, Stage};
 
 /// `kanon train`'s settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,8 +48,8 @@ impl PipelineStage for TrainStage {
         Stage::Train
     }
 
-    fn check_inputs(&self, config: &RunConfig) -> Result<()> {
-        if config.label.is_none() && self.corpus.is_none() {
+    fn check_inputs(&self, layout: &Layout) -> Result<()> {
+        if !layout.has(Stage::Label) && self.corpus.is_none() {
             return Err(missing(Stage::Train, "a [label] section or `train.corpus`"));
         }
         Ok(())
