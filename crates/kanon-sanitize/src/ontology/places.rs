@@ -1,0 +1,142 @@
+//! Places: a city to its first-level region, its country and the country's UN M49 sub-region
+//! and region (GeoNames and the M49 regions of kanon's vocabularies: `Ahmedabad` → `a city in
+//! Gujarat` → `a city in India` → `a city in Southern Asia` → `a city in Asia` → `a city`); a
+//! first-level region to its country (`Michigan` → `a state in the United States` → …); a country
+//! to its sub-region and region; a demonym to its sub-region's and region's adjectives.
+//! Ambiguous names take the vocabulary's reading (the most populous city of that name; a region
+//! name two countries share gives nothing).
+
+use kanon_kg::vocab::{Country, FirstLevelRegion, Vocabulary};
+
+use super::{Rung, RungSource};
+
+/// A country's rungs: `a country in Northern Europe`, `a country in Europe`, `a country`.
+pub(super) fn country(country: &Country) -> Vec<Rung> {
+    Rung::all(RungSource::UnM49, climb("a country", country, false))
+}
+
+/// A city's rungs: its first-level region, its country, the country's sub-region and region.
+pub(super) fn city(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    let city = vocabulary.city(name)?;
+    let country = vocabulary.country(&city.country)?;
+    let mut rungs = Vec::new();
+    if let Some(region) = &city.region {
+        rungs.push(Rung::new(
+            RungSource::GeoNames,
+            format!("a city in {}", place_name(region)),
+        ));
+    }
+    rungs.extend(Rung::all(
+        RungSource::GeoNames,
+        climb("a city", country, true),
+    ));
+    Some(rungs)
+}
+
+/// A first-level region's rungs: `a state in India`, `a state in Southern Asia`, …, named by the
+/// word its country uses for its first-level divisions.
+pub(super) fn first_level_region(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    let region: &FirstLevelRegion = vocabulary.first_level_region(name)?;
+    let country = vocabulary.country(&region.country)?;
+    let kind = first_level_kind(&country.name, &region.name)?;
+    Some(Rung::all(RungSource::GeoNames, climb(kind, country, true)))
+}
+
+/// A demonym's rungs: the adjectives of its country's sub-region and region.
+pub(super) fn demonym(vocabulary: &Vocabulary, demonym: &str) -> Option<Vec<Rung>> {
+    let country = vocabulary.country_of_demonym(demonym)?;
+    let adjectives = [country.subregion.as_deref(), country.region.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(adjective);
+    Some(Rung::all(RungSource::UnM49, adjectives))
+}
+
+/// What a country calls its first-level divisions (`a state`, `a province`), where every one of
+/// them is such (Germany's city-states are states; the United States' capital district is not, and
+/// has no rung); `a region` elsewhere.
+fn first_level_kind(country: &str, region: &str) -> Option<&'static str> {
+    Some(match country {
+        "United States" if region.contains("D.C.") || region.contains("Columbia") => return None,
+        "United States" | "Germany" | "Austria" => "a state",
+        "India" => "a state or union territory",
+        "Australia" => "a state or territory",
+        "Canada" => "a province or territory",
+        "Netherlands" | "Turkey" | "Iran" | "Cuba" | "Afghanistan" | "Zambia" | "Zimbabwe"
+        | "Sri Lanka" | "South Africa" | "Ireland" => "a province",
+        "Norway" | "Sweden" | "Estonia" | "Lithuania" => "a county",
+        "Japan" => "a prefecture",
+        "Switzerland" => "a canton",
+        _ => "a region",
+    })
+}
+
+/// `a city in Norway`, `a city in Northern Europe`, `a city in Europe`, `a city`.
+pub(super) fn climb(what: &str, country: &Country, name_the_country: bool) -> Vec<String> {
+    let mut rungs = Vec::new();
+    if name_the_country {
+        rungs.push(format!("{what} in {}", place_name(&country.name)));
+    }
+    for area in [country.subregion.as_deref(), country.region.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        let rung = format!("{what} in {}", place_name(area));
+        if !rungs.contains(&rung) {
+            rungs.push(rung);
+        }
+    }
+    rungs.push(what.to_owned());
+    rungs
+}
+
+/// A place name as it reads after `in`: `the Americas`, `the United States`.
+pub(super) fn place_name(name: &str) -> String {
+    const WITH_THE: &[&str] = &[
+        "Americas",
+        "Caribbean",
+        "United ",
+        "Netherlands",
+        "Philippines",
+    ];
+    if WITH_THE.iter().any(|prefix| name.starts_with(prefix))
+        || name.contains(" Republic")
+        || name.contains("Islands")
+    {
+        format!("the {name}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// The adjective of a sub-region or region: `Northern Europe` → `Northern European`.
+pub(super) fn adjective(area: &str) -> Option<String> {
+    let special = match area {
+        "Americas" => return None,
+        "Latin America and the Caribbean" => Some("Latin American or Caribbean"),
+        "Australia and New Zealand" => Some("Australasian"),
+        "Oceania" => Some("Oceanian"),
+        _ => None,
+    };
+    if let Some(special) = special {
+        return Some(special.to_owned());
+    }
+    let (head, last) = match area.rsplit_once(' ') {
+        Some((head, last)) => (Some(head), last),
+        None => (None, area),
+    };
+    let last = match last {
+        "Europe" => "European",
+        "Asia" => "Asian",
+        "Africa" => "African",
+        "America" => "American",
+        "Polynesia" => "Polynesian",
+        "Micronesia" => "Micronesian",
+        "Melanesia" => "Melanesian",
+        _ => return None,
+    };
+    Some(match head {
+        Some(head) => format!("{head} {last}"),
+        None => last.to_owned(),
+    })
+}
