@@ -246,24 +246,103 @@ mod tests {
         }
     }
 
+    /// How many devices of a runtime this machine has, as the build sees them (none where the
+    /// build lacks the runtime).
+    fn device_count(runtime: &str) -> usize {
+        match runtime {
+            #[cfg(feature = "cuda")]
+            "cuda" => cuda_devices().len(),
+            #[cfg(feature = "wgpu")]
+            "wgpu" => wgpu_devices().len(),
+            _ => 0,
+        }
+    }
+
+    /// A runtime the build lacks is refused by name; one it has resolves every device this machine
+    /// has to that device (never to the CPU) and refuses the index past the last one, saying how
+    /// many there are and, when there are none, what to install.
+    fn check_runtime(runtime: &str, choice: fn(usize) -> DeviceChoice, none_hint: &str) {
+        let compiled = match runtime {
+            "cuda" => cfg!(feature = "cuda"),
+            _ => cfg!(feature = "wgpu"),
+        };
+        assert_eq!(
+            compiled_runtimes().contains(&runtime),
+            compiled,
+            "{runtime}: {:?}",
+            compiled_runtimes()
+        );
+        if !compiled {
+            let err = choice(0).resolve().unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("built without the `{runtime}` feature")),
+                "{err}"
+            );
+            return;
+        }
+        let count = device_count(runtime);
+        for index in 0..count {
+            let device = choice(index)
+                .resolve()
+                .unwrap_or_else(|err| panic!("{runtime}:{index} of {count}: {err}"));
+            assert!(!is_cpu(&device), "{runtime}:{index} resolved to the CPU");
+        }
+        let err = choice(count).resolve().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "--device {runtime}:{count}: this machine has {count} {runtime} device(s)"
+            )),
+            "{err}"
+        );
+        assert_eq!(err.contains(none_hint), count == 0, "{err}");
+        assert!(!err.contains("built without"), "{err}");
+    }
+
     #[test]
-    fn a_runtime_the_build_lacks_is_refused_by_name() {
-        if !cfg!(feature = "cuda") {
-            let err = DeviceChoice::Cuda(0).resolve().unwrap_err().to_string();
-            assert!(err.contains("built without the `cuda` feature"), "{err}");
-        }
-        if !cfg!(feature = "wgpu") {
-            let err = DeviceChoice::Wgpu(0).resolve().unwrap_err().to_string();
-            assert!(err.contains("built without the `wgpu` feature"), "{err}");
-        }
+    fn each_runtime_resolves_its_devices_or_says_why_not() {
+        check_runtime("cuda", DeviceChoice::Cuda, "no NVIDIA driver found");
+        check_runtime("wgpu", DeviceChoice::Wgpu, "Vulkan loader");
+    }
+
+    fn first_cuda() -> Option<Device> {
+        #[cfg(feature = "cuda")]
+        return cuda_devices().into_iter().next();
+        #[cfg(not(feature = "cuda"))]
+        None
+    }
+
+    /// The first wgpu device with a card behind it: Mesa's lavapipe, a software renderer, is
+    /// passed over.
+    fn first_wgpu_card() -> Option<Device> {
+        #[cfg(feature = "wgpu")]
+        return wgpu_devices().into_iter().find(|device| {
+            device
+                .identity()
+                .is_some_and(|identity| identity.physical.is_some())
+        });
+        #[cfg(not(feature = "wgpu"))]
+        None
+    }
+
+    #[test]
+    fn auto_picks_cuda_then_a_wgpu_card_then_the_cpu() {
+        let auto = DeviceChoice::Auto.resolve().unwrap();
+        let expected = first_cuda()
+            .or_else(first_wgpu_card)
+            .unwrap_or_else(Device::flex);
+        assert_eq!(
+            auto,
+            expected,
+            "auto picked {}, expected {}",
+            describe(&auto),
+            describe(&expected)
+        );
     }
 
     #[test]
     fn the_cpu_is_always_there() {
         assert!(is_cpu(&DeviceChoice::Cpu.resolve().unwrap()));
         assert!(is_cpu(&Device::flex().autodiff()));
-        if compiled_runtimes().is_empty() {
-            assert!(is_cpu(&DeviceChoice::Auto.resolve().unwrap()));
-        }
+        assert!(describe(&Device::flex()).starts_with("cpu ("));
     }
 }
