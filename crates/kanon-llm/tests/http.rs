@@ -73,8 +73,7 @@ impl Server {
                 std::thread::spawn(move || {
                     let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                     peak.fetch_max(now, Ordering::SeqCst);
-                    serve(stream, &seen, &*respond);
-                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                    serve(stream, &seen, &*respond, &in_flight);
                 });
             }
         });
@@ -90,10 +89,14 @@ impl Server {
     }
 }
 
-fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, respond: &Responder) {
+/// Answers one connection. It counts as in flight from its accept until just before its reply is
+/// written: within the time the client holds its slot, so that the peak the server sees never
+/// exceeds the client's limit, however the threads are scheduled.
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, respond: &Responder, in_flight: &AtomicUsize) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        in_flight.fetch_sub(1, Ordering::SeqCst);
         return;
     }
     let mut headers = Vec::new();
@@ -125,6 +128,7 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, respond: &Responder) {
     };
     let reply = respond(number, &request);
     std::thread::sleep(reply.delay);
+    in_flight.fetch_sub(1, Ordering::SeqCst);
     let mut out = stream;
     let mut head = format!(
         "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -403,55 +407,101 @@ fn at_most_max_in_flight_requests_are_open() {
     assert!((1..=2).contains(&peak), "peak {peak}");
 }
 
+/// A door the servers' answers wait at until the test opens it.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl Gate {
+    fn wait(&self) {
+        let open = self.open.lock().unwrap();
+        drop(self.opened.wait_while(open, |open| !*open).unwrap());
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+}
+
+/// Opens the gate when dropped: a failed assertion lets the held requests finish rather than
+/// wait for their timeout.
+struct OpenOnDrop<'a>(&'a Gate);
+
+impl Drop for OpenOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.open();
+    }
+}
+
+/// Waits until the servers have seen `count` requests between them (a minute at most).
+fn wait_for_requests(servers: &[&Server], count: usize) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let seen: usize = servers.iter().map(|server| server.seen().len()).sum();
+        assert!(seen <= count, "{seen} requests seen, expected {count}");
+        if seen == count {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{seen} requests seen after a minute, expected {count}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 #[test]
-fn a_pool_spreads_requests_bounds_each_server_and_moves_past_a_dead_one() {
-    let slow = || {
-        Server::start(|_, _| Reply {
-            delay: Duration::from_millis(40),
-            ..reply(200, completion(&["ok"]))
+fn a_pool_sends_each_request_to_the_least_busy_server_and_bounds_each() {
+    // Both servers hold every request until the gate opens, so that which server is least busy
+    // is known when each request is sent, whatever the scheduling.
+    let gate = Arc::new(Gate::default());
+    let held = || {
+        let gate = gate.clone();
+        Server::start(move |_, _| {
+            gate.wait();
+            reply(200, completion(&["ok"]))
         })
     };
-    let (a, b) = (slow(), slow());
-    let dead = {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        format!("http://127.0.0.1:{port}")
-    };
-    let model = HttpModel::builder(&dead, "m")
-        .servers([a.url.clone(), b.url.clone()])
+    let (a, b) = (held(), held());
+    let model = HttpModel::builder(&a.url, "m")
+        .servers([b.url.clone()])
         .max_in_flight(2)
-        .retries(3)
-        .backoff(Duration::from_millis(1))
         .build()
         .unwrap();
-    assert_eq!(model.endpoints().len(), 3);
+    assert_eq!(model.endpoints().len(), 2);
     std::thread::scope(|scope| {
-        for _ in 0..12 {
-            scope.spawn(|| assert_eq!(model.chat(&request()).unwrap().texts().count(), 1));
+        let _open = OpenOnDrop(&gate);
+        // One at a time: the server with the most free slots takes each, the first of the pool
+        // on a tie. a 2 free, b 2 → a; a 1, b 2 → b; a 1, b 1 → a; a 0, b 1 → b.
+        let mut sent = Vec::new();
+        for expected in [&a, &b, &a, &b] {
+            let before = expected.seen().len();
+            sent.push(scope.spawn(|| model.chat(&request()).unwrap()));
+            wait_for_requests(&[&a, &b], sent.len());
+            assert_eq!(expected.seen().len(), before + 1, "request {}", sent.len());
+        }
+        // Every slot is taken: the next eight wait in the client, none reaches a server.
+        for _ in 0..8 {
+            sent.push(scope.spawn(|| model.chat(&request()).unwrap()));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(a.seen().len() + b.seen().len(), 4);
+        gate.open();
+        for request in sent {
+            assert_eq!(request.join().unwrap().texts().count(), 1);
         }
     });
     let (seen_a, seen_b) = (a.seen().len(), b.seen().len());
     assert_eq!(seen_a + seen_b, 12);
-    assert!(
-        seen_a >= 3 && seen_b >= 3,
-        "{seen_a} / {seen_b}, peaks {} {}, requests {}",
-        a.peak_in_flight.load(Ordering::SeqCst),
-        b.peak_in_flight.load(Ordering::SeqCst),
-        model.requests()
-    );
+    assert_eq!(model.requests(), 12);
+    assert!(seen_a >= 2 && seen_b >= 2, "{seen_a} / {seen_b}");
     for server in [&a, &b] {
         let peak = server.peak_in_flight.load(Ordering::SeqCst);
-        assert!((1..=2).contains(&peak), "peak {peak}");
+        assert_eq!(peak, 2, "peak {peak}");
     }
-    // The dead server was tried, then avoided: far fewer attempts than requests went there.
-    let to_dead = model.requests() as usize - 12;
-    assert!(
-        (1..=4).contains(&to_dead),
-        "{to_dead} attempts at the dead server"
-    );
 
     let err = HttpModel::builder(&a.url, "m")
         .servers(["ftp://x"])
@@ -461,6 +511,40 @@ fn a_pool_spreads_requests_bounds_each_server_and_moves_past_a_dead_one() {
     assert!(
         err.contains("server ftp://x: the URL must start with http://"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_dead_server_is_tried_then_rested() {
+    let live = Server::start(|_, _| reply(200, completion(&["ok"])));
+    let dead = {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        format!("http://127.0.0.1:{port}")
+    };
+    let model = HttpModel::builder(&dead, "m")
+        .servers([live.url.clone()])
+        .retries(3)
+        .backoff(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    let start = std::time::Instant::now();
+    for _ in 0..12 {
+        assert_eq!(model.chat(&request()).unwrap().texts().count(), 1);
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    assert_eq!(live.seen().len(), 12);
+    // The first request goes to the dead server (every server free, the first of the pool on a
+    // tie). After its k-th failure it rests 2^k seconds, and one request at a time sees each rest:
+    // n attempts there take at least 1 + 2 + … + 2^(n-2) = 2^(n-1) - 1 seconds.
+    let to_dead = model.requests() as usize - 12;
+    let most = 1 + (elapsed + 1.0).log2().floor() as usize;
+    assert!(
+        (1..=most).contains(&to_dead),
+        "{to_dead} attempts at the dead server in {elapsed:.2} s (at most {most})"
     );
 }
 
