@@ -73,13 +73,16 @@ pub enum DirectStyle {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GenerationPrompt {
-    /// INTACT's prompt (its Table 3): the span marked `[[…]]` in its sentence; replacements that
-    /// are true of it — hypernyms, broader descriptions, never near-synonyms or other specific
-    /// entities — that fit the sentence grammatically in its place, most specific first.
+    /// INTACT's prompt (its Tables 2 and 3): a one-shot chat whose worked example is a sentence
+    /// written for the span's entity type with its generalizations, most specific first; then the
+    /// span marked `[[…]]` in its sentence; replacements that are true of it — hypernyms, broader
+    /// descriptions, never near-synonyms or other specific entities — that fit the sentence
+    /// grammatically in its place, most specific first.
     #[default]
     Paper,
-    /// kanon's variant: the span and its sentence given apart, after one worked example of the
-    /// same entity type (a small model follows an example better than an instruction).
+    /// kanon's variant: the span and its sentence given apart, after the same worked example
+    /// (a small model follows an example better than an instruction), without INTACT's
+    /// instructions.
     OneShotExample,
 }
 
@@ -87,8 +90,9 @@ pub enum GenerationPrompt {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AttackPrompt {
-    /// INTACT's prompt (its Table 4): one worked example of a guess, and exact dates asked for a
-    /// date.
+    /// INTACT's prompt (its Table 4): one worked example for every span, not a date (an
+    /// organisation generalized to `a European research institute`, guessed by name), and the
+    /// rule for dates in the instruction: exact dates (`the early 1980s` → `3 September 1981`).
     #[default]
     Paper,
     /// kanon's variant: the instruction alone.
@@ -123,8 +127,9 @@ pub enum GuessFilter {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CandidateSources {
-    /// kanon's hierarchies first (true by construction), then the model's; the hierarchies alone
-    /// when no model is given.
+    /// kanon's hierarchies (true by construction) and the model's, merged into one order from
+    /// most to least specific (a rung by its depth, the model's by its own order); the
+    /// hierarchies alone when no model is given.
     #[default]
     Both,
     /// The model only (INTACT as published).
@@ -159,7 +164,8 @@ pub struct SanitizerConfig {
     pub direct_style: DirectStyle,
     /// The placeholder of the `placeholder` strategy and of [`DirectStyle::Placeholder`].
     pub placeholder: String,
-    /// Generalizations asked of the model per entity (and date-ladder rungs kept).
+    /// Generalizations asked of the model per entity, date-ladder rungs kept, and candidates kept
+    /// of all sources together (the most specific ones and the least specific one).
     pub candidates: usize,
     /// Guesses asked of the attacker per candidate.
     pub attacker_guesses: usize,
@@ -182,7 +188,10 @@ pub struct SanitizerConfig {
     pub guess_filter: GuessFilter,
     /// A parsed candidate or guess longer than this (characters) is dropped, not truncated.
     pub max_phrase_chars: usize,
-    /// A parsed candidate or guess with more words than this is dropped (it is prose).
+    /// A parsed candidate or guess with more words than this is dropped when it reads as a
+    /// clause (a verb like `is` or `would`, a subject pronoun, or a sentence's end inside it): it
+    /// is prose. A phrase without one (`a military conflict in the first half of the 1900s`) is
+    /// bounded by `max_phrase_chars` alone.
     pub max_phrase_words: usize,
     /// kanon's variant (off in INTACT, where any shared lemma recovers the original): words a
     /// candidate shares with the original do not count when the attacker repeats them.

@@ -9,7 +9,9 @@ pub struct PhraseLimits {
     pub max_items: usize,
     /// Longer phrases are dropped, not truncated (a truncated phrase may say something else).
     pub max_chars: usize,
-    /// Phrases with more words are dropped: they are prose, not a phrase.
+    /// Phrases with more words are dropped when they read as a clause (see [`reads_as_clause`]):
+    /// they are prose, not a phrase. A phrase without a clause's words (`a military conflict in
+    /// the first half of the 1900s`) is bounded by `max_chars` alone.
     pub max_words: usize,
 }
 
@@ -216,7 +218,7 @@ fn clean_item(item: &str, limits: &PhraseLimits) -> Option<String> {
     let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
     let lowered = phrase.to_lowercase();
     let too_long = phrase.chars().count() > limits.max_chars
-        || phrase.split_whitespace().count() > limits.max_words;
+        || (phrase.split_whitespace().count() > limits.max_words && reads_as_clause(&phrase));
     let raw_lowered = raw.to_lowercase();
     let instruction = INSTRUCTION_MARKERS
         .iter()
@@ -227,6 +229,30 @@ fn clean_item(item: &str, limits: &PhraseLimits) -> Option<String> {
             .any(|marker| raw_lowered.contains(marker));
     let has_word = phrase.chars().any(char::is_alphanumeric);
     (!too_long && !instruction && has_word).then_some(phrase)
+}
+
+/// Words that make a line a clause rather than a phrase: subject pronouns, the forms of `be`,
+/// `have` and `do`, and the modal verbs (`I think it is the University of Oslo`, `he was born in
+/// a city in Norway`). A generalization or a guess is a noun or adjective phrase and needs none
+/// of them.
+const CLAUSE_WORDS: &[&str] = &[
+    "i", "you", "he", "she", "it", "we", "they", "is", "are", "was", "were", "am", "be", "been",
+    "being", "has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "should",
+    "shall", "may", "might", "must",
+];
+
+/// Whether a line reads as prose — a clause, or more than one sentence — rather than as a
+/// phrase: it has one of [`CLAUSE_WORDS`], or a sentence ends inside it. The word limit holds for
+/// such lines only: it is there to drop prose, and a long description without a verb (`a
+/// military conflict in the first half of the 1900s`, INTACT's own example) is a phrase.
+pub fn reads_as_clause(line: &str) -> bool {
+    let sentence_inside = line
+        .char_indices()
+        .any(|(i, c)| matches!(c, '.' | '!' | '?') && line[i + 1..].starts_with(' '));
+    sentence_inside
+        || kanon_core::text::words(line)
+            .iter()
+            .any(|word| CLAUSE_WORDS.contains(&word.as_str()))
 }
 
 /// Strips bullets and numbering: `- x`, `* x`, `• x`, `1. x`, `2) x`, `(3) x`, `#4 x`, `5: x`.
@@ -316,6 +342,35 @@ mod tests {
         ] {
             assert_eq!(clean_item(item, &LIMITS).as_deref(), Some(phrase), "{item}");
         }
+    }
+
+    #[test]
+    fn the_word_limit_drops_prose_not_long_phrases() {
+        // INTACT's own example: ten words, no verb — a phrase.
+        let long_phrase = "a military conflict in the first half of the 1900s";
+        assert_eq!(
+            clean_item(long_phrase, &LIMITS).as_deref(),
+            Some(long_phrase)
+        );
+        for prose in [
+            "He was born in a city in the west of Norway",
+            "this would be a city in Norway or in Sweden",
+            "A city. It lies in the west of Norway, by the sea",
+        ] {
+            assert!(reads_as_clause(prose), "{prose}");
+            assert_eq!(clean_item(prose, &LIMITS), None, "{prose}");
+        }
+        // Within the word limit, a clause is not dropped for its length.
+        assert_eq!(
+            clean_item("a city that was a capital", &LIMITS).as_deref(),
+            Some("a city that was a capital")
+        );
+        // The character limit holds for every line.
+        let limits = PhraseLimits {
+            max_chars: 40,
+            ..LIMITS
+        };
+        assert_eq!(clean_item(long_phrase, &limits), None);
     }
 
     #[test]

@@ -4,97 +4,231 @@
 //! brackets in it are replaced) nor fake the attack's `[[…]]` marker.
 
 use kanon_core::EntityType;
+use kanon_kg::vocab::{Country, Vocabulary};
 use kanon_llm::Message;
 
-/// A worked example for the one-shot generalization prompt.
+/// A worked example for the one-shot generalization prompts (kanon's and INTACT's): a sentence
+/// written for the entity type, its phrase, and five generalizations of it, most specific first,
+/// each with what would make it true of another span.
 struct Example {
     sentence: &'static str,
     phrase: &'static str,
-    generalizations: [&'static str; 5],
+    generalizations: [(&'static str, TrueOf); 5],
 }
 
+/// Of which spans besides the example's own phrase a generalization of the example is true, as
+/// far as kanon can tell. It tells a copy of the example (a small model answers `a city in
+/// Norway` for Tokyo) from a generalization that happens to read the same (`a city in Norway`
+/// for Trondheim).
+#[derive(Debug, Clone, Copy)]
+enum TrueOf {
+    /// Nothing kanon knows makes it true of another span (`a coastal city in western Norway`).
+    Example,
+    /// A city whose country is one of these, or lies in one of these UN sub-regions or regions.
+    CityIn(&'static [&'static str]),
+    /// A demonym of a country that is one of these, or lies in one of these areas.
+    DemonymOf(&'static [&'static str]),
+    /// A university (its name says so) naming a place in one of these countries or areas.
+    UniversityIn(&'static [&'static str]),
+    /// A quantity whose number lies strictly between these bounds.
+    NumberBetween(f64, f64),
+    /// Broad enough to be true of most spans of the type (`a university`, `European`): a copy of
+    /// it is not the mistake the check is for.
+    Broad,
+}
+
+const SCANDINAVIA: &[&str] = &["Norway", "Sweden", "Denmark"];
+const NORDIC: &[&str] = &["Norway", "Sweden", "Denmark", "Finland", "Iceland"];
+
 fn example(entity_type: EntityType) -> Example {
+    use TrueOf::{Broad, CityIn, DemonymOf, NumberBetween, UniversityIn};
     match entity_type {
         EntityType::Loc => Example {
             sentence: "She grew up in Bergen before moving abroad.",
             phrase: "Bergen",
             generalizations: [
-                "a coastal city in western Norway",
-                "a city in Norway",
-                "a city in Scandinavia",
-                "a city in Northern Europe",
-                "a European city",
+                ("a coastal city in western Norway", TrueOf::Example),
+                ("a city in Norway", CityIn(&["Norway"])),
+                ("a city in Scandinavia", CityIn(SCANDINAVIA)),
+                ("a city in Northern Europe", Broad),
+                ("a European city", Broad),
             ],
         },
         EntityType::Org => Example {
             sentence: "He studied law at Uppsala University.",
             phrase: "Uppsala University",
             generalizations: [
-                "the oldest university in Sweden",
-                "a Swedish university",
-                "a Scandinavian university",
-                "a European university",
-                "a university",
+                ("the oldest university in Sweden", TrueOf::Example),
+                ("a Swedish university", UniversityIn(&["Sweden"])),
+                ("a Scandinavian university", UniversityIn(SCANDINAVIA)),
+                ("a European university", Broad),
+                ("a university", Broad),
             ],
         },
         EntityType::Dem => Example {
             sentence: "The Norwegian author wrote in Nynorsk.",
             phrase: "Norwegian",
             generalizations: [
-                "Scandinavian",
-                "Nordic",
-                "Northern European",
-                "European",
-                "Western",
+                ("Scandinavian", DemonymOf(SCANDINAVIA)),
+                ("Nordic", DemonymOf(NORDIC)),
+                ("Northern European", DemonymOf(&["Northern Europe"])),
+                ("European", Broad),
+                ("Western", Broad),
             ],
         },
         EntityType::Quantity => Example {
             sentence: "The company employed 4,312 people.",
             phrase: "4,312",
             generalizations: [
-                "about 4,300",
-                "over 4,000",
-                "several thousand",
-                "thousands of",
-                "many",
+                ("about 4,300", NumberBetween(4249.0, 4350.0)),
+                ("over 4,000", NumberBetween(4000.0, f64::INFINITY)),
+                ("several thousand", NumberBetween(1999.0, 10_000.0)),
+                ("thousands of", Broad),
+                ("many", Broad),
             ],
         },
         EntityType::Datetime => Example {
             sentence: "He served a sentence of twenty-eight years.",
             phrase: "twenty-eight years",
             generalizations: [
-                "almost thirty years",
-                "nearly three decades",
-                "more than twenty years",
-                "several decades",
-                "many years",
+                ("almost thirty years", TrueOf::Example),
+                ("nearly three decades", TrueOf::Example),
+                ("more than twenty years", TrueOf::Example),
+                ("several decades", Broad),
+                ("many years", Broad),
             ],
         },
         EntityType::Person | EntityType::Code | EntityType::Misc => Example {
             sentence: "She won the Nobel Prize in Literature in 1928.",
             phrase: "Nobel Prize in Literature",
             generalizations: [
-                "a Nobel Prize",
-                "an international literary prize",
-                "a literary prize",
-                "an international award",
-                "an award",
+                ("a Nobel Prize", TrueOf::Example),
+                ("an international literary prize", TrueOf::Example),
+                ("a literary prize", TrueOf::Example),
+                ("an international award", Broad),
+                ("an award", Broad),
             ],
         },
     }
 }
 
-/// Whether a candidate copies the one-shot example: its phrase or one of its three most specific
-/// generalizations, which only fit the example (a small model copies `the oldest university in
-/// Sweden` for any organisation). The two most abstract ones (`a university`) often fit the real
-/// phrase too, so they are allowed.
-pub fn copies_example(entity_type: EntityType, candidate: &str) -> bool {
+impl Example {
+    fn texts(&self) -> [&'static str; 5] {
+        self.generalizations.map(|(text, _)| text)
+    }
+}
+
+/// Whether a model's `candidate` for `span` (of type `entity_type`) copies the worked example
+/// its prompt showed rather than generalizing the span: it is the example's phrase, or one of the
+/// example's generalizations that nothing shows to be true of the span. A generalization of the
+/// example is true of the span — and kept — when the span is the example's own phrase, when the
+/// span's own hierarchy (`kg_candidates`) gives the same phrase (`a city in Norway` for
+/// Trondheim), when the span is the kind of thing the phrase is true of (`Scandinavian` for
+/// `Danish`, `a Swedish university` for `Lund University`, `over 4,000` for `5,120`), or when it
+/// is broad enough to fit most spans of the type (`a university`). Only the model's candidates
+/// are checked: both generation prompts show the example.
+pub fn copies_example(entity_type: EntityType, span: &str, candidate: &str) -> bool {
     let example = example(entity_type);
-    let candidate = kanon_core::text::words(candidate);
-    example.generalizations[..3]
+    let folded = kanon_core::text::words(candidate);
+    if folded.is_empty() {
+        return false;
+    }
+    if kanon_core::text::words(example.phrase) == folded {
+        return true;
+    }
+    let Some(&(_, true_of)) = example
+        .generalizations
         .iter()
-        .chain([&example.phrase])
-        .any(|copied| kanon_core::text::words(copied) == candidate)
+        .find(|(text, _)| kanon_core::text::words(text) == folded)
+    else {
+        return false;
+    };
+    if kanon_core::text::words(span) == kanon_core::text::words(example.phrase)
+        || matches!(true_of, TrueOf::Broad)
+        || crate::ontology::kg_candidates(entity_type, span)
+            .iter()
+            .any(|rung| kanon_core::text::words(rung) == folded)
+    {
+        return false;
+    }
+    !true_of_span(true_of, span)
+}
+
+/// Whether `true_of` holds of `span` by kanon's vocabularies.
+fn true_of_span(true_of: TrueOf, span: &str) -> bool {
+    let vocabulary = Vocabulary::embedded();
+    let bare = bare_name(span);
+    match true_of {
+        TrueOf::Example => false,
+        TrueOf::Broad => true,
+        TrueOf::CityIn(areas) => vocabulary
+            .city(bare)
+            .and_then(|city| vocabulary.country(&city.country))
+            .is_some_and(|country| lies_in(country, areas)),
+        TrueOf::DemonymOf(areas) => vocabulary
+            .country_of_demonym(bare)
+            .is_some_and(|country| lies_in(country, areas)),
+        TrueOf::UniversityIn(areas) => {
+            let words: Vec<&str> = span
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .filter(|word| !word.is_empty())
+                .collect();
+            let is_university = words.iter().any(|word| {
+                let word = word.to_lowercase();
+                word.starts_with("universit") || word.ends_with("universitet")
+            });
+            // A place the name names: any one or two consecutive words of it.
+            let names_a_place_in = || {
+                (0..words.len()).any(|i| {
+                    [1, 2].into_iter().any(|n| {
+                        words.get(i..i + n).is_some_and(|name| {
+                            let name = name.join(" ");
+                            vocabulary
+                                .country(&name)
+                                .or_else(|| {
+                                    vocabulary
+                                        .city(&name)
+                                        .and_then(|city| vocabulary.country(&city.country))
+                                })
+                                .is_some_and(|country| lies_in(country, areas))
+                        })
+                    })
+                })
+            };
+            is_university && names_a_place_in()
+        }
+        TrueOf::NumberBetween(above, below) => {
+            leading_number(span).is_some_and(|number| above < number && number < below)
+        }
+    }
+}
+
+/// `the Netherlands` → `Netherlands`.
+fn bare_name(span: &str) -> &str {
+    let span = span.trim();
+    span.strip_prefix("the ")
+        .or_else(|| span.strip_prefix("The "))
+        .unwrap_or(span)
+}
+
+/// Whether a country is one of `areas`, or lies in one of them (its UN sub-region or region).
+fn lies_in(country: &Country, areas: &[&str]) -> bool {
+    areas.iter().any(|area| {
+        country.name == *area
+            || country.subregion.as_deref() == Some(area)
+            || country.region.as_deref() == Some(area)
+    })
+}
+
+/// The first number a span writes in digits (`4,312 people` → 4312, `3.5 million` → 3.5).
+fn leading_number(span: &str) -> Option<f64> {
+    let start = span.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = span[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, ',' | '.'))
+        .filter(|c| *c != ',')
+        .collect();
+    digits.trim_end_matches('.').parse().ok()
 }
 
 /// Whether a model's candidate only repeats the request's own wording (`data`, `the text between
@@ -119,11 +253,7 @@ pub fn echoes_instructions(candidate: &str, document: &str) -> bool {
     let instructions = [
         GENERALIZER_SYSTEM.to_owned(),
         generalization_request(5, "", ""),
-        paper_generation_messages(5, "", (0, 0), "")
-            .into_iter()
-            .map(|message| message.content)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        paper_generation_request(5, "", ""),
     ];
     instructions.iter().any(|text| contains(text)) && !contains(document)
 }
@@ -180,7 +310,7 @@ pub fn generalization_messages(
     phrase: &str,
 ) -> Vec<Message> {
     let example = example(entity_type);
-    let answer = numbered_answer(&example.generalizations, count);
+    let answer = numbered_answer(&example.texts(), count);
     vec![
         Message::system(GENERALIZER_SYSTEM),
         Message::user(generalization_request(
@@ -193,41 +323,76 @@ pub fn generalization_messages(
     ]
 }
 
-/// INTACT's generalization request (the paper's Table 3, in kanon's words): the span marked in its
+/// INTACT's request (its Table 3, in kanon's words) for `count` replacements of `phrase`, marked
+/// `[[…]]` in `marked` (already quoted).
+fn paper_generation_request(count: usize, marked: &str, phrase: &str) -> String {
+    format!(
+        "The phrase marked with [[ ]] in the text must be replaced by a more general phrase. List \
+         {count} replacements. Each must stay true of the marked phrase: a hypernym or a broader \
+         description, never a near-synonym, a translation or another specific name. Each must fit \
+         the sentence grammatically in place of the marked phrase. Order them from most specific \
+         to most abstract. One per line, no explanations. {DATA_NOTE}\n<data>\nText: {marked}\n\
+         Phrase: {}\n</data>",
+        quote_data(phrase)
+    )
+}
+
+/// `sentence` quoted for a data section, with the characters `at` marked `[[…]]`.
+fn marked(sentence: &str, at: (usize, usize)) -> String {
+    let chars: Vec<char> = sentence.chars().collect();
+    let (start, end) = (at.0.min(chars.len()), at.1.min(chars.len()));
+    let start = start.min(end);
+    format!(
+        "{}[[{}]]{}",
+        quote_data(&chars[..start].iter().collect::<String>()),
+        quote_data(&chars[start..end].iter().collect::<String>()),
+        quote_data(&chars[end..].iter().collect::<String>()),
+    )
+}
+
+/// INTACT's generalization request (the paper's Tables 2 and 3, in kanon's words): a one-shot
+/// chat whose worked example is a sentence written for the span's entity type with its phrase
+/// marked and its generalizations, most specific first; then the span marked `[[…]]` in its
 /// sentence, replacements true of it (hypernyms, broader descriptions — no near-synonyms, no
 /// other specific entity) that fit the sentence in its place. The phrase is repeated on its own
-/// line so that an answer can be checked against it.
+/// line so that an answer can be checked against it. The example answers at most five; it asks
+/// for as many as it answers.
 pub fn paper_generation_messages(
+    entity_type: EntityType,
     count: usize,
     sentence: &str,
     phrase_at: (usize, usize),
     phrase: &str,
 ) -> Vec<Message> {
-    let chars: Vec<char> = sentence.chars().collect();
-    let (start, end) = (phrase_at.0.min(chars.len()), phrase_at.1.min(chars.len()));
-    let marked = format!(
-        "{}[[{}]]{}",
-        quote_data(&chars[..start].iter().collect::<String>()),
-        quote_data(&chars[start..end].iter().collect::<String>()),
-        quote_data(&chars[end..].iter().collect::<String>()),
-    );
+    let example = example(entity_type);
+    let shown = count.min(example.generalizations.len());
+    let example_at = example
+        .sentence
+        .find(example.phrase)
+        .map_or((0, 0), |byte| {
+            let start = example.sentence[..byte].chars().count();
+            (start, start + example.phrase.chars().count())
+        });
     vec![
         Message::system(GENERALIZER_SYSTEM),
-        Message::user(format!(
-            "The phrase marked with [[ ]] in the text must be replaced by a more general phrase. List \
-             {count} replacements. Each must stay true of the marked phrase: a hypernym or a broader \
-             description, never a near-synonym, a translation or another specific name. Each must fit \
-             the sentence grammatically in place of the marked phrase. Order them from most specific \
-             to most abstract. One per line, no explanations. {DATA_NOTE}\n<data>\nText: {marked}\n\
-             Phrase: {}\n</data>",
-            quote_data(phrase)
+        Message::user(paper_generation_request(
+            shown,
+            &marked(example.sentence, example_at),
+            example.phrase,
+        )),
+        Message::assistant(numbered_answer(&example.texts(), shown)),
+        Message::user(paper_generation_request(
+            count,
+            &marked(sentence, phrase_at),
+            phrase,
         )),
     ]
 }
 
 fn attack_request(guesses: usize, document: &str, dates: bool) -> String {
     let dates = if dates {
-        " If the phrase stands for a date, guess exact dates (day, month and year)."
+        " If the phrase stands for a date, guess exact dates (day, month and year): for \
+         \"the early 1980s\", a guess is a date such as \"3 September 1981\"."
     } else {
         ""
     };
@@ -248,17 +413,19 @@ pub fn attack_messages(guesses: usize, document: &str) -> Vec<Message> {
     ]
 }
 
-/// INTACT's attack (the paper's Table 4, in kanon's words): one worked example of guessing, and
-/// exact dates asked for a date.
+/// INTACT's attack (the paper's Table 4, in kanon's words): one worked example, the same for
+/// every span — an organisation generalized to `a European research institute` and guessed by
+/// name — and the rule for dates stated in the instruction (`the early 1980s` → `3 September
+/// 1981`), so that the attacker is not taught to answer every span with dates.
 pub fn paper_attack_messages(guesses: usize, document: &str) -> Vec<Message> {
-    const EXAMPLE: &str = "PERSON 1 (born [[in the 1860s]] in a coastal city in western Norway) was a \
-                           painter known for his portraits of fishermen.";
+    const EXAMPLE: &str = "PERSON 1 worked for ten years as a physicist at [[a European research \
+                           institute]] before founding a company that builds particle detectors.";
     const EXAMPLE_GUESSES: [&str; 5] = [
-        "12 May 1863",
-        "3 March 1865",
-        "21 October 1861",
-        "8 August 1867",
-        "30 January 1869",
+        "CERN",
+        "DESY",
+        "the Paul Scherrer Institute",
+        "the GSI Helmholtz Centre",
+        "the Niels Bohr Institute",
     ];
     let answer = numbered_answer(&EXAMPLE_GUESSES, guesses);
     vec![
@@ -323,6 +490,131 @@ pub fn attack_window(document: &str, max_chars: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use kanon_core::EntityType;
+
+    #[test]
+    fn a_copy_of_the_example_is_told_from_a_true_generalization() {
+        use EntityType::{Datetime, Dem, Loc, Org, Quantity};
+        // True of the span: its own hierarchy gives it, the span is the kind of thing it is true
+        // of, the span is the example's phrase, or it is broad.
+        for (entity_type, span, candidate) in [
+            (Loc, "Trondheim", "a city in Norway"),
+            (Loc, "Malmö", "a city in Scandinavia"),
+            (Dem, "Danish", "Scandinavian"),
+            (Dem, "Finnish", "Nordic"),
+            (Dem, "Irish", "Northern European"),
+            (Org, "Lund University", "a Swedish university"),
+            (
+                Org,
+                "the University of Copenhagen",
+                "a Scandinavian university",
+            ),
+            (Quantity, "4,290", "about 4,300"),
+            (Quantity, "5,120 workers", "over 4,000"),
+            (Loc, "Bergen", "a coastal city in western Norway"),
+            (Loc, "Nowhere-on-Sea", "a European city"),
+        ] {
+            assert!(
+                !super::copies_example(entity_type, span, candidate),
+                "{span}: {candidate}"
+            );
+        }
+        // Not shown true of the span: a copy.
+        for (entity_type, span, candidate) in [
+            (Loc, "Tokyo", "a city in Norway"),
+            (Loc, "Trondheim", "a coastal city in western Norway"),
+            (Loc, "Trondheim", "Bergen"),
+            (Loc, "Madrid", "a city in Scandinavia"),
+            (Dem, "Ghanaian", "Scandinavian"),
+            (Dem, "German", "Nordic"),
+            (
+                Org,
+                "Ohio State University",
+                "the oldest university in Sweden",
+            ),
+            (Org, "Ohio State University", "a Swedish university"),
+            (Org, "Stockholm City Council", "a Swedish university"),
+            (Quantity, "87", "several thousand"),
+            (Quantity, "many", "over 4,000"),
+            (Datetime, "six months", "almost thirty years"),
+        ] {
+            assert!(
+                super::copies_example(entity_type, span, candidate),
+                "{span}: {candidate}"
+            );
+        }
+        // Candidates that are not the example's are never copies.
+        assert!(!super::copies_example(Loc, "Tokyo", "a city in Japan"));
+    }
+
+    #[test]
+    fn the_paper_prompts_have_one_worked_example_each() {
+        for entity_type in [
+            EntityType::Loc,
+            EntityType::Org,
+            EntityType::Dem,
+            EntityType::Quantity,
+            EntityType::Datetime,
+            EntityType::Misc,
+        ] {
+            let messages = super::paper_generation_messages(
+                entity_type,
+                5,
+                "She lives in Oslo.",
+                (13, 17),
+                "Oslo",
+            );
+            assert_eq!(messages.len(), 4, "{entity_type}");
+            let example = super::example(entity_type);
+            // The example's sentence, its phrase marked, then its generalizations in order.
+            let marked = format!("[[{}]]", example.phrase);
+            assert!(messages[1].content.contains(&marked), "{entity_type}");
+            assert!(
+                messages[1]
+                    .content
+                    .contains(&format!("Phrase: {}\n", example.phrase))
+            );
+            let answer: Vec<&str> = messages[2].content.lines().collect();
+            assert_eq!(answer.len(), 5);
+            for (line, expected) in answer.iter().zip(example.texts()) {
+                assert!(line.ends_with(expected), "{line}");
+            }
+            assert!(
+                messages[3]
+                    .content
+                    .contains("Text: She lives in [[Oslo]].\n")
+            );
+        }
+        // Fewer asked for, fewer shown, and asked for.
+        let messages =
+            super::paper_generation_messages(EntityType::Loc, 3, "In Oslo.", (3, 7), "Oslo");
+        assert!(messages[1].content.starts_with(
+            "The phrase marked with [[ ]] in the text must be replaced by a more general phrase. List 3"
+        ));
+        assert_eq!(messages[2].content.lines().count(), 3);
+    }
+
+    #[test]
+    fn the_paper_attack_example_is_not_a_date() {
+        let messages = super::paper_attack_messages(5, "PERSON 1 was born [[in the 1860s]].");
+        assert_eq!(messages.len(), 4);
+        assert!(
+            messages[1]
+                .content
+                .contains("[[a European research institute]]")
+        );
+        // The guesses are names, not dates; the rule for dates is in the instruction.
+        for line in messages[2].content.lines() {
+            let (_, guess) = line.split_once(". ").unwrap();
+            assert!(!guess.chars().any(|c| c.is_ascii_digit()), "{guess}");
+        }
+        for message in [&messages[1], &messages[3]] {
+            assert!(message.content.contains("guess exact dates"));
+            assert!(message.content.contains("\"the early 1980s\""));
+            assert!(message.content.contains("\"3 September 1981\""));
+        }
+    }
+
     #[test]
     fn candidates_that_repeat_the_request_are_told_apart_from_descriptions() {
         let document = "Richard Eichberg was a German film director.";

@@ -343,8 +343,8 @@ impl<'m> Sanitizer<'m> {
     }
 
     /// Candidates of a non-direct entity, most specific first: the date ladder when a rule parses
-    /// the date, else the model's generalizations, strictly parsed and filtered. Also returns
-    /// every proposed candidate with its fate, for the audit.
+    /// the date, else kanon's hierarchies and the model's generalizations in one order, strictly
+    /// parsed and filtered. Also returns every proposed candidate with its fate, for the audit.
     fn candidates(
         &self,
         text: &str,
@@ -384,12 +384,12 @@ impl<'m> Sanitizer<'m> {
             }
         };
         let masked = MaskedStrings::new(group, &entities.mentions, surfaces, source_of_all);
-        Ok(self.keep_candidates(text, group.entity_type, &masked, proposed, stats))
+        Ok(self.keep_candidates(text, group.entity_type, surface, &masked, proposed, stats))
     }
 
-    /// Candidates for a span no date rule parses: kanon's hierarchies' rungs, then the model's
-    /// generalizations (unless the config names one source alone, or the hierarchies answer and
-    /// no model is given).
+    /// Candidates for a span no date rule parses: kanon's hierarchies' rungs and the model's
+    /// generalizations, merged into one order from most to least specific (unless the config
+    /// names one source alone, or the hierarchies answer and no model is given).
     fn proposals(
         &self,
         text: &str,
@@ -403,34 +403,26 @@ impl<'m> Sanitizer<'m> {
         // a demonym's rungs are adjectives, which can.
         let noun_phrase_misfits =
             entity_type != EntityType::Dem && used_as_modifier(text, span.end);
-        let mut proposed: Vec<(String, CandidateSource)> =
-            if sources == CandidateSources::Model || noun_phrase_misfits {
-                Vec::new()
-            } else {
-                crate::ontology::kg_candidates(entity_type, surface)
-                    .into_iter()
-                    .map(|rung| (rung, CandidateSource::KnowledgeGraph))
-                    .collect()
-            };
-        if !proposed.is_empty() {
+        let rungs: Vec<String> = if sources == CandidateSources::Model || noun_phrase_misfits {
+            Vec::new()
+        } else {
+            crate::ontology::kg_candidates(entity_type, surface)
+        };
+        if !rungs.is_empty() {
             stats.kg_entities += 1;
         }
         // The hierarchies alone when they answer and no model is given.
         let ask_model = sources != CandidateSources::KnowledgeGraph
-            && (self.model.is_some() || proposed.is_empty());
+            && (self.model.is_some() || rungs.is_empty());
+        let mut generated = Vec::new();
         if ask_model {
             let messages = self.generation_messages(text, entity_type, span, surface);
             let answer = self.ask(messages, entity_type)?;
             stats.generation_calls += 1;
             // Parse a few more than needed: some will be filtered out below.
-            let parsed = parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
-            proposed.extend(
-                parsed
-                    .into_iter()
-                    .map(|candidate| (candidate, CandidateSource::Model)),
-            );
+            generated = parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
         }
-        Ok(proposed)
+        Ok(merge_by_specificity(rungs, generated))
     }
 
     /// The request for generalizations of `surface`, the span at `span` of `text`, in the
@@ -446,7 +438,13 @@ impl<'m> Sanitizer<'m> {
             GenerationPrompt::Paper => {
                 let (sentence, at) =
                     prompt::sentence_around_marked(text, span.start, span.end, 400);
-                prompt::paper_generation_messages(self.config.candidates, &sentence, at, surface)
+                prompt::paper_generation_messages(
+                    entity_type,
+                    self.config.candidates,
+                    &sentence,
+                    at,
+                    surface,
+                )
             }
             GenerationPrompt::OneShotExample => {
                 let sentence = prompt::sentence_around(text, span.start, span.end, 400);
@@ -460,23 +458,30 @@ impl<'m> Sanitizer<'m> {
         }
     }
 
-    /// Filters the proposed candidates in order: the kept ones (articles lower-cased, at most
-    /// the config's number), and every proposed one with why it was rejected, for the audit.
+    /// Filters the proposed candidates, in order from most to least specific: the kept ones
+    /// (articles lower-cased), and every proposed one with why it was rejected, for the audit.
+    /// The model's candidates beyond the number asked for are surplus; when more than that number
+    /// remain from all sources together, the most specific ones are kept and the least specific
+    /// one with them, so that the last candidate — `least-specific`'s choice, INTACT's last
+    /// resort — is still the least specific.
     fn keep_candidates(
         &self,
         text: &str,
         entity_type: EntityType,
+        surface: &str,
         masked: &MaskedStrings,
         proposed: Vec<(String, CandidateSource)>,
         stats: &mut SanitizeStats,
     ) -> (Vec<String>, Vec<AuditCandidate>) {
-        let mut kept: Vec<String> = Vec::new();
+        let wanted = self.config.candidates;
+        let mut kept: Vec<(String, usize)> = Vec::new();
+        let mut from_model = 0;
         let mut audit = Vec::with_capacity(proposed.len());
         for (candidate, source) in proposed {
             let rejected = if masked.revealed_by(&candidate) {
                 Some(Rejection::RevealsOriginal)
             } else if source == CandidateSource::Model
-                && prompt::copies_example(entity_type, &candidate)
+                && prompt::copies_example(entity_type, surface, &candidate)
             {
                 Some(Rejection::CopiesExample)
             } else if source == CandidateSource::Model
@@ -487,10 +492,10 @@ impl<'m> Sanitizer<'m> {
                 Some(Rejection::Unfinished)
             } else if kept
                 .iter()
-                .any(|k| k.eq_ignore_ascii_case(&lowercase_article(&candidate)))
+                .any(|(k, _)| k.eq_ignore_ascii_case(&lowercase_article(&candidate)))
             {
                 Some(Rejection::Duplicate)
-            } else if kept.len() == self.config.candidates {
+            } else if source == CandidateSource::Model && from_model == wanted {
                 Some(Rejection::Surplus)
             } else {
                 None
@@ -503,7 +508,10 @@ impl<'m> Sanitizer<'m> {
                     | Rejection::Unfinished,
                 ) => stats.rejected_candidates += 1,
                 Some(_) => {}
-                None => kept.push(lowercase_article(&candidate)),
+                None => {
+                    from_model += usize::from(source == CandidateSource::Model);
+                    kept.push((lowercase_article(&candidate), audit.len()));
+                }
             }
             audit.push(AuditCandidate {
                 text: candidate,
@@ -511,7 +519,15 @@ impl<'m> Sanitizer<'m> {
                 rejected,
             });
         }
-        (kept, audit)
+        if kept.len() > wanted {
+            // With room for two, the least specific keeps the last place.
+            let least_specific = if wanted >= 2 { kept.pop() } else { None };
+            for (_, index) in kept.drain(wanted - usize::from(least_specific.is_some())..) {
+                audit[index].rejected = Some(Rejection::Surplus);
+            }
+            kept.extend(least_specific);
+        }
+        (kept.into_iter().map(|(text, _)| text).collect(), audit)
     }
 
     fn limits(&self, max_items: usize) -> PhraseLimits {
@@ -678,6 +694,84 @@ impl<'m> Sanitizer<'m> {
             recovered,
         })
     }
+}
+
+/// The candidates of kanon's hierarchies (`rungs`, most specific first) and of the model
+/// (`generated`, in the order it wrote them, most specific first) in one order from most to least
+/// specific. Each source keeps its own order. A phrase both give is one point of both orders: the
+/// longest run of such phrases that stand in the same order in both anchors the merge (the
+/// model's copy follows the rung, as a duplicate). Between anchors the two interleave by relative
+/// depth — rung `i` of `n` stands at `(i + 1) / n`, the model's `j`-th of `m` at `(j + 1) / m`, so
+/// that both lists run from their most specific phrase to their most abstract — and at equal
+/// depth the model's phrase goes first: a hierarchy's last rung is the entity's class itself
+/// (`a city`), true by construction and no more specific than any description.
+fn merge_by_specificity(
+    rungs: Vec<String>,
+    generated: Vec<String>,
+) -> Vec<(String, CandidateSource)> {
+    let (n, m) = (rungs.len(), generated.len());
+    let fold = |phrase: &String| kanon_core::text::words(phrase);
+    let (a, b): (Vec<Vec<String>>, Vec<Vec<String>>) = (
+        rungs.iter().map(fold).collect(),
+        generated.iter().map(fold).collect(),
+    );
+    // The longest common subsequence, by suffix lengths.
+    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] && !a[i].is_empty() {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut anchors = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[i] == b[j] && !a[i].is_empty() && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+            anchors.push((i, j));
+            i += 1;
+            j += 1;
+        } else if lcs[i + 1][j] >= lcs[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    anchors.push((n, m));
+    let mut rungs = rungs.into_iter().map(Some).collect::<Vec<_>>();
+    let mut generated = generated.into_iter().map(Some).collect::<Vec<_>>();
+    let mut merged = Vec::with_capacity(n + m);
+    let (mut i, mut j) = (0, 0);
+    for (anchor_i, anchor_j) in anchors {
+        while i < anchor_i || j < anchor_j {
+            // Rung i stands at (i + 1) / n, candidate j at (j + 1) / m; ties go to the model.
+            let rung_first = j == anchor_j || (i < anchor_i && (i + 1) * m < (j + 1) * n);
+            if rung_first {
+                merged.extend(
+                    rungs[i]
+                        .take()
+                        .map(|r| (r, CandidateSource::KnowledgeGraph)),
+                );
+                i += 1;
+            } else {
+                merged.extend(generated[j].take().map(|g| (g, CandidateSource::Model)));
+                j += 1;
+            }
+        }
+        if anchor_i < n {
+            merged.extend(
+                rungs[i]
+                    .take()
+                    .map(|r| (r, CandidateSource::KnowledgeGraph)),
+            );
+            merged.extend(generated[j].take().map(|g| (g, CandidateSource::Model)));
+            i += 1;
+            j += 1;
+        }
+    }
+    merged
 }
 
 /// The masked strings a candidate of one entity must not contain: every masked mention of the
@@ -1031,5 +1125,97 @@ impl Entities {
                 reason: plan.reason,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CandidateSource, merge_by_specificity};
+
+    fn merge(rungs: &[&str], generated: &[&str]) -> Vec<(String, CandidateSource)> {
+        merge_by_specificity(
+            rungs.iter().map(|r| (*r).to_owned()).collect(),
+            generated.iter().map(|g| (*g).to_owned()).collect(),
+        )
+    }
+
+    fn texts(merged: &[(String, CandidateSource)]) -> Vec<&str> {
+        merged.iter().map(|(text, _)| text.as_str()).collect()
+    }
+
+    #[test]
+    fn both_sources_merge_into_one_order_by_specificity() {
+        use CandidateSource::{KnowledgeGraph as Kg, Model};
+        let merged = merge(
+            &[
+                "a city in Norway",
+                "a city in Northern Europe",
+                "a city in Europe",
+                "a city",
+            ],
+            &[
+                "a coastal city in western Norway",
+                "a city in Norway",
+                "a city in Scandinavia",
+                "a city in Northern Europe",
+                "a European city",
+            ],
+        );
+        // Phrases both give anchor the two orders (the model's copy follows as a duplicate);
+        // `a city in Scandinavia` stands between them, and the hierarchy's root stays last.
+        assert_eq!(
+            merged,
+            [
+                ("a coastal city in western Norway", Model),
+                ("a city in Norway", Kg),
+                ("a city in Norway", Model),
+                ("a city in Scandinavia", Model),
+                ("a city in Northern Europe", Kg),
+                ("a city in Northern Europe", Model),
+                ("a city in Europe", Kg),
+                ("a European city", Model),
+                ("a city", Kg),
+            ]
+            .map(|(text, source)| (text.to_owned(), source))
+        );
+    }
+
+    #[test]
+    fn without_shared_phrases_the_sources_interleave_by_relative_depth() {
+        // Rungs at 1/2 and 1; the model's at 1/3, 2/3 and 1; at equal depth the model first.
+        let merged = merge(
+            &["a political party", "an organization"],
+            &["a social democratic party", "a party", "a group"],
+        );
+        assert_eq!(
+            texts(&merged),
+            [
+                "a social democratic party",
+                "a political party",
+                "a party",
+                "a group",
+                "an organization"
+            ]
+        );
+        // Any number of rungs: each source keeps its own order.
+        for n in 0..8 {
+            let rungs: Vec<String> = (0..n).map(|i| format!("rung {i}")).collect();
+            let rungs: Vec<&str> = rungs.iter().map(String::as_str).collect();
+            let merged = merge(&rungs, &["model 0", "model 1", "model 2"]);
+            assert_eq!(merged.len(), n + 3);
+            let kg: Vec<&str> = merged
+                .iter()
+                .filter(|(_, source)| *source == CandidateSource::KnowledgeGraph)
+                .map(|(text, _)| text.as_str())
+                .collect();
+            assert_eq!(kg, rungs);
+            if n > 0 {
+                assert_eq!(merged.last().unwrap().0, rungs[n - 1]);
+            }
+        }
+        // One source alone is itself; phrases in crossing orders are each kept once per source.
+        assert_eq!(texts(&merge(&[], &["b", "a"])), ["b", "a"]);
+        assert_eq!(texts(&merge(&["a", "b"], &[])), ["a", "b"]);
+        assert_eq!(merge(&["a", "b"], &["b", "a"]).len(), 4);
     }
 }

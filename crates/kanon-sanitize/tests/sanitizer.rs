@@ -721,34 +721,56 @@ fn knowledge_graph_candidates_come_first_and_need_no_model() {
             .iter()
             .all(|c| c.source == CandidateSource::KnowledgeGraph)
     }));
-    // With a model: the hierarchy's rungs first, then the model's.
+    // With a model: both sources in one order from most to least specific, the model's two
+    // candidates at relative depths 1/2 and 1 among the hierarchy's rungs, whose root (`a city`)
+    // stays last — and is what `least-specific` takes.
+    let rungs = kanon_sanitize::ontology::kg_candidates(EntityType::Loc, "Bergen");
+    assert!(rungs.len() >= 3, "{rungs:?}");
     let model = ScriptedModel::new("kg").fallback("1. a coastal city\n2. a place");
-    let config = SanitizerConfig::builder()
-        .strategy(Strategy::LeastSpecific)
-        .build()
-        .unwrap();
-    let sanitized = Sanitizer::new(config)
-        .unwrap()
-        .with_model(&model)
-        .sanitize("kg", text, &spans[1..2])
-        .unwrap();
-    let sources: Vec<CandidateSource> = sanitized.audit.entities[0]
-        .candidates
-        .iter()
-        .map(|c| c.source)
-        .collect();
-    assert_eq!(
-        sources,
-        [
-            CandidateSource::KnowledgeGraph,
-            CandidateSource::KnowledgeGraph,
-            CandidateSource::KnowledgeGraph,
-            CandidateSource::KnowledgeGraph,
-            CandidateSource::Model,
-            CandidateSource::Model,
-        ]
-    );
-    assert!(sanitized.document.text.contains("born in a coastal city"));
+    for (strategy, expected) in [
+        (Strategy::LeastSpecific, rungs.last().unwrap()),
+        (Strategy::MostSpecific, &rungs[0]),
+    ] {
+        let config = SanitizerConfig::builder()
+            .strategy(strategy)
+            .build()
+            .unwrap();
+        let sanitized = Sanitizer::new(config)
+            .unwrap()
+            .with_model(&model)
+            .sanitize("kg", text, &spans[1..2])
+            .unwrap();
+        assert_eq!(&sanitized.document.edits[0].replacement, expected);
+        let candidates = &sanitized.audit.entities[0].candidates;
+        let proposed: Vec<&str> = candidates.iter().map(|c| c.text.as_str()).collect();
+        let at = |phrase: &str| proposed.iter().position(|p| *p == phrase).unwrap();
+        assert_eq!(proposed.len(), rungs.len() + 2);
+        assert_eq!(proposed[0], rungs[0]);
+        assert_eq!(
+            proposed[proposed.len() - 2..],
+            ["a place", rungs.last().unwrap()]
+        );
+        for (i, rung) in rungs.iter().enumerate() {
+            // Rung i stands at (i + 1) / n; `a coastal city` at 1/2, ties to the model.
+            assert_eq!(
+                at(rung) < at("a coastal city"),
+                2 * (i + 1) < rungs.len(),
+                "{rung}"
+            );
+        }
+        assert_eq!(
+            candidates[at("a coastal city")].source,
+            CandidateSource::Model
+        );
+        // At most `candidates` kept: the most specific ones and the least specific.
+        let kept: Vec<&str> = candidates
+            .iter()
+            .filter(|c| c.rejected.is_none())
+            .map(|c| c.text.as_str())
+            .collect();
+        assert!(kept.len() <= 5);
+        assert_eq!(kept.last(), Some(&rungs.last().unwrap().as_str()));
+    }
     // INTACT as published: the model only.
     let config = SanitizerConfig::builder()
         .strategy(Strategy::MostSpecific)
@@ -761,4 +783,79 @@ fn knowledge_graph_candidates_come_first_and_need_no_model() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("needs a language model"), "{err}");
+}
+
+#[test]
+fn copies_of_the_example_are_dropped_only_where_they_are_untrue() {
+    // INTACT's prompt shows the demonym example (`Norwegian` → `Scandinavian`, …): for `Danish`
+    // the model's `Scandinavian` is true and kept, for `Ghanaian` it is a copy and dropped.
+    let text = "The Danish painter met a Ghanaian poet.";
+    let model = ScriptedModel::new("copies")
+        .reply(
+            "Phrase: Danish\n",
+            "1. Scandinavian\n2. Nordic\n3. European",
+        )
+        .reply(
+            "Phrase: Ghanaian\n",
+            "1. Scandinavian\n2. West African\n3. African",
+        );
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .sanitize(
+            "d",
+            text,
+            &mentions(
+                text,
+                &[("Danish", EntityType::Dem), ("Ghanaian", EntityType::Dem)],
+            ),
+        )
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "The Scandinavian painter met a West African poet."
+    );
+    let ghanaian = &sanitized.audit.entities[1].candidates[0];
+    assert_eq!(
+        (ghanaian.text.as_str(), ghanaian.rejected),
+        (
+            "Scandinavian",
+            Some(kanon_sanitize::audit::Rejection::CopiesExample)
+        )
+    );
+    assert_eq!(sanitized.stats.rejected_candidates, 1);
+}
+
+#[test]
+fn a_long_description_is_a_phrase_and_prose_is_not() {
+    // INTACT's own example of a generalization has ten words; the word limit is for prose.
+    let text = "He fought in World War I.";
+    let model = ScriptedModel::new("long").fallback(
+        "1. he was a soldier in a war that began in 1914\n\
+         2. a military conflict in the first half of the 1900s\n\
+         3. a war",
+    );
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .sanitize(
+            "w",
+            text,
+            &mentions(text, &[("World War I", EntityType::Misc)]),
+        )
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "He fought in a military conflict in the first half of the 1900s."
+    );
 }
