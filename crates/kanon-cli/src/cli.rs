@@ -658,6 +658,10 @@ pub struct TpsModelArgs {
     /// The sentence encoder for similarities: a model of kanon's cache or a checkpoint directory.
     #[arg(long, default_value = kanon_models::DEFAULT_ENCODER)]
     pub encoder: String,
+    /// A term's information content: `sum` of its tokens' surprisals, or `min-probability`,
+    /// −log of its least probable token (the paper's definition).
+    #[arg(long, default_value_t = kanon_llm::score::SpanInformation::Sum)]
+    pub tps_information: kanon_llm::score::SpanInformation,
 }
 
 #[derive(Debug, Args)]

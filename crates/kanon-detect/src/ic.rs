@@ -4,7 +4,7 @@
 //! carries information the context does not predict, and is masked.
 
 use kanon_core::{Document, Span};
-use kanon_llm::score::{TextScorer, information_content};
+use kanon_llm::score::{SpanInformation, TextScorer, information_content};
 
 use crate::words::Words;
 use crate::{Detector, Error, Result};
@@ -48,12 +48,17 @@ impl<S: TextScorer> Detector for InformationThreshold<S> {
                 source,
             })?;
         let words = Words::of(&doc.text);
-        // −ln p > −ln threshold: compared in nats, no underflow for long words.
+        let chars: Vec<char> = doc.text.chars().collect();
+        // −ln p > −ln threshold: compared in nats, no underflow for long words. A word's
+        // probability is the product of its tokens' (the sum of their surprisals).
         let max_information = -self.min_probability.ln();
         let mut masked: Vec<bool> = words
             .spans
             .iter()
-            .map(|s| information_content(&tokens, s.start, s.end) > max_information)
+            .map(|s| {
+                information_content(&chars, &tokens, s.start, s.end, SpanInformation::Sum)
+                    > max_information
+            })
             .collect();
         words.propagate(&mut masked);
         Ok(words.spans_of(&masked, &doc.text))
@@ -111,5 +116,49 @@ mod tests {
         let strict = InformationThreshold::new(Capitals, (-5.0f64).exp()).unwrap();
         assert_eq!(strict.detect(&doc).unwrap().len(), 4);
         assert!(InformationThreshold::new(Capitals, 0.0).is_err());
+    }
+
+    /// A model that reads words as BPE does, each with its leading space, and finds capitalised
+    /// words improbable: e^-10 for the whole token.
+    struct LeadingSpaces;
+    impl TextScorer for LeadingSpaces {
+        fn id(&self) -> ModelId {
+            ModelId::new("test", "leading-spaces")
+        }
+        fn token_logprobs(&self, text: &str) -> kanon_llm::Result<Vec<ScoredToken>> {
+            let chars: Vec<char> = text.chars().collect();
+            let mut tokens = Vec::new();
+            let mut start = 0;
+            while start < chars.len() {
+                let mut end = start;
+                while end < chars.len() && chars[end] == ' ' {
+                    end += 1;
+                }
+                let capital = chars.get(end).is_some_and(|c| c.is_uppercase());
+                while end < chars.len() && chars[end] != ' ' {
+                    end += 1;
+                }
+                tokens.push(ScoredToken {
+                    start,
+                    end,
+                    logprob: if capital { -10.0 } else { -0.1 },
+                });
+                start = end;
+            }
+            Ok(tokens)
+        }
+    }
+
+    #[test]
+    fn a_token_s_leading_space_is_not_part_of_the_word() {
+        let doc = Document {
+            id: "d".into(),
+            person: None,
+            text: "we met in Oslo".into(),
+            split: None,
+        };
+        // ` Oslo` carries all of its 10 nats: the word is masked at e^-9 (not 4/5 of them).
+        let detector = InformationThreshold::new(LeadingSpaces, (-9.0f64).exp()).unwrap();
+        assert_eq!(detector.detect(&doc).unwrap(), [Span::new(10, 14)]);
     }
 }

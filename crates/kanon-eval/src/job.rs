@@ -208,6 +208,17 @@ pub struct TpsModels {
     /// The sentence encoder for similarities: a model of kanon's cache or a checkpoint directory.
     #[serde(default = "default_encoder")]
     pub encoder: String,
+    /// How a term's information content is drawn from its tokens: `sum` of their surprisals
+    /// (kanon's default) or `min-probability`, −log of the least probable one (the paper's
+    /// definition; `configs/wiki553.toml`, which reproduces the paper's evaluation, sets it).
+    /// Left out of the serialized settings when it is the default, so that a run's eval stage
+    /// keeps its hash.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub information: kanon_llm::score::SpanInformation,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 fn default_encoder() -> String {
@@ -219,6 +230,7 @@ impl Default for TpsModels {
         TpsModels {
             llm: kanon_llm::LlmConfig::default(),
             encoder: default_encoder(),
+            information: kanon_llm::score::SpanInformation::default(),
         }
     }
 }
@@ -259,7 +271,8 @@ pub fn utility(job: &UtilityJob) -> Result<UtilityReport> {
     let mut report = evaluate_utility(&originals, &sanitized)?;
     if let Some(models) = &job.tps {
         let (scorer, encoder) = models.open()?;
-        let evaluator = TpsEvaluator::new(scorer.as_ref(), &encoder);
+        let evaluator =
+            TpsEvaluator::new(scorer.as_ref(), &encoder).information(models.information);
         report.tps = Some(evaluator.evaluate(&originals, &sanitized)?);
     }
     Ok(report)

@@ -441,9 +441,10 @@ pub fn run(job: &ReportJob, progress: &dyn Progress) -> Result<Report> {
     };
     let attacker_refs: Vec<&dyn Attacker> = attackers.iter().map(|a| a.as_ref()).collect();
     let tps_models = job.settings.tps.as_ref().map(TpsModels::open).transpose()?;
-    let evaluator = tps_models
-        .as_ref()
-        .map(|(scorer, encoder)| TpsEvaluator::new(scorer.as_ref(), encoder));
+    let information = job.settings.tps.as_ref().map(|tps| tps.information);
+    let evaluator = tps_models.as_ref().map(|(scorer, encoder)| {
+        TpsEvaluator::new(scorer.as_ref(), encoder).information(information.unwrap_or_default())
+    });
     let gold = job
         .gold
         .as_deref()

@@ -50,7 +50,7 @@ use kanon_core::tab::{IdentifierType, TabDocument};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use kanon_llm::score::information_content;
+use kanon_llm::score::{SpanInformation, information_content};
 use kanon_llm::{ScoredToken, TextScorer};
 
 use crate::error::{Error, Result};
@@ -429,7 +429,13 @@ impl Counts {
                 self.token_precision.0 += gold.annotators_covering(token);
                 self.token_precision.1 += gold.annotators;
                 if let Some(scored) = scored {
-                    let weight = information_content(scored, token.start, token.end);
+                    let weight = information_content(
+                        &gold.chars,
+                        scored,
+                        token.start,
+                        token.end,
+                        SpanInformation::Sum,
+                    );
                     self.weighted_precision.0 += gold.annotators_covering(token) as f64 * weight;
                     self.weighted_precision.1 += gold.annotators as f64 * weight;
                 }

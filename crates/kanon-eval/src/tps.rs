@@ -10,7 +10,10 @@
 //! the figure reported is the mean over documents.
 //!
 //! The information content here comes from a causal language model ([`TextScorer`]): a term's IC
-//! is the surprisal of its tokens given the whole original text before it. The paper's masked LM
+//! is drawn from the surprisals of its tokens given the whole original text before it — their sum
+//! (kanon's default: −log of the term's probability as a whole) or, as the paper defines it, the
+//! largest (−log of the minimum probability over the term's tokens), by
+//! [`TpsEvaluator::information`]; a token's leading space is not part of the term. The paper's masked LM
 //! needs every n-th term masked per pass so that a term is predicted from context without seeing
 //! itself; a causal model never sees a token before predicting it, so one pass does. Noun phrases
 //! are not chunked: a kept phrase counts as its words.
@@ -51,7 +54,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use kanon_core::Document;
-use kanon_llm::score::information_content;
+use kanon_llm::score::{SpanInformation, information_content};
 use kanon_llm::{ScoredToken, TextScorer};
 use kanon_sanitize::{Reason, SanitizedDocument};
 use serde::Serialize;
@@ -127,6 +130,7 @@ impl TpsReport {
 pub struct TpsEvaluator<'a> {
     scorer: &'a dyn TextScorer,
     similarity: &'a dyn TermSimilarity,
+    information: SpanInformation,
     scored: Mutex<HashMap<String, Vec<ScoredToken>>>,
 }
 
@@ -135,6 +139,7 @@ impl std::fmt::Debug for TpsEvaluator<'_> {
         f.debug_struct("TpsEvaluator")
             .field("scorer", &self.scorer.id())
             .field("similarity", &self.similarity.id())
+            .field("information", &self.information)
             .finish_non_exhaustive()
     }
 }
@@ -147,13 +152,22 @@ struct Term<'d> {
 }
 
 impl<'a> TpsEvaluator<'a> {
-    /// Information content from `scorer`'s log-probabilities, similarity from `similarity`.
+    /// Information content from `scorer`'s log-probabilities (a term's tokens' surprisals
+    /// summed, kanon's default), similarity from `similarity`.
     pub fn new(scorer: &'a dyn TextScorer, similarity: &'a dyn TermSimilarity) -> Self {
         TpsEvaluator {
             scorer,
             similarity,
+            information: SpanInformation::default(),
             scored: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// How a term's information content is drawn from its tokens: [`SpanInformation::Sum`]
+    /// (kanon's default) or [`SpanInformation::MinProbability`] (the paper's).
+    pub fn information(mut self, information: SpanInformation) -> Self {
+        self.information = information;
+        self
     }
 
     fn token_scores(&self, original: &Document) -> Result<Vec<ScoredToken>> {
@@ -190,8 +204,10 @@ impl<'a> TpsEvaluator<'a> {
         let model = self.scorer.id();
         let mut report = TpsReport {
             information_content: format!(
-                "{} {} (causal LM, −log p given the text before each term)",
-                model.backend, model.model
+                "{} {} (causal LM, −log p given the text before each term; a term's: {})",
+                model.backend,
+                model.model,
+                self.information.describe()
             ),
             similarity: self.similarity.id(),
             ..TpsReport::default()
@@ -218,7 +234,8 @@ impl<'a> TpsEvaluator<'a> {
             let mut similarities = self.similarity.similarities(&pairs)?.into_iter();
             let (mut weighted, mut total) = (0.0, 0.0);
             for term in &terms {
-                let ic = information_content(&tokens, term.start, term.end);
+                let ic =
+                    information_content(&chars, &tokens, term.start, term.end, self.information);
                 let similarity = match term.replaced_by {
                     None => 1.0,
                     Some(edit) if kept_information(edit) => {

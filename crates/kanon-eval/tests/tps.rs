@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use kanon_core::Document;
 use kanon_eval::Error;
 use kanon_eval::tps::{TermSimilarity, TpsEvaluator};
+use kanon_llm::score::SpanInformation;
 use kanon_llm::{ModelId, ScoredToken, TextScorer};
 use kanon_sanitize::SanitizedDocument;
 
@@ -110,10 +111,11 @@ fn tps_weighs_each_term_by_its_information_content() {
     assert_eq!((report.terms, report.replaced_terms), (4, 0));
 
     // Vienna [15, 21) → "a city" (0.5), Tomas [27, 32) → "PERSON" (0.25). The tokens " Vienna"
-    // and " Tomas" cover a space outside the term: 6 of their 7 and 5 of their 6 characters count.
-    let vienna = 3.5 * 6.0 / 7.0;
-    let tomas = 3.5 * 5.0 / 6.0;
-    let (lilian, sang) = (3.0, 1.5 * 4.0 / 5.0);
+    // and " Tomas" begin with a space outside the term: whitespace is not content, so each counts
+    // whole.
+    let vienna = 3.5;
+    let tomas = 3.5;
+    let (lilian, sang) = (3.0, 1.5);
     let total = lilian + sang + vienna + tomas;
     let report = evaluator
         .evaluate(
@@ -152,6 +154,47 @@ fn tps_weighs_each_term_by_its_information_content() {
 
     // The original was scored once for all three evaluations.
     assert_eq!(scorer.calls.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn tps_takes_the_sum_of_a_term_s_surprisals_or_the_paper_s_least_probable_token() {
+    let text = "Lilian sang in Vienna with Tomas";
+    let originals = [original("d", text)];
+    let scorer = Scripted {
+        calls: AtomicUsize::new(0),
+    };
+    // One replaced term of three tokens, " Vienna" 3.5, " with" 1.5, " Tomas" 3.5, → "a city"
+    // (0.5); kept: Lilian 3, sang 1.5.
+    let edits = [sanitized("d", &[(15, 32, "a city", "not-guessed")])];
+    let sum = TpsEvaluator::new(&scorer, &Table)
+        .evaluate(&originals, &edits)
+        .unwrap();
+    let expected = (3.0 + 1.5 + 0.5 * 8.5) / (3.0 + 1.5 + 8.5);
+    assert!(
+        (sum.tps - expected).abs() < 1e-9,
+        "{} vs {expected}",
+        sum.tps
+    );
+    assert!(
+        sum.information_content.contains("sum"),
+        "{}",
+        sum.information_content
+    );
+    let paper = TpsEvaluator::new(&scorer, &Table)
+        .information(SpanInformation::MinProbability)
+        .evaluate(&originals, &edits)
+        .unwrap();
+    let expected = (3.0 + 1.5 + 0.5 * 3.5) / (3.0 + 1.5 + 3.5);
+    assert!(
+        (paper.tps - expected).abs() < 1e-9,
+        "{} vs {expected}",
+        paper.tps
+    );
+    assert!(
+        paper.information_content.contains("least probable"),
+        "{}",
+        paper.information_content
+    );
 }
 
 #[test]
@@ -197,4 +240,22 @@ fn sanitized_documents_that_do_not_fit_are_errors() {
     let twice = evaluator.evaluate(&originals, &[sanitized("d", &[]), sanitized("d", &[])]);
     assert!(twice.unwrap_err().to_string().contains("appears twice"));
     assert_eq!(evaluator.evaluate(&originals, &[]).unwrap().documents, 0);
+}
+
+#[test]
+fn the_definition_is_a_setting_left_out_of_the_settings_when_default() {
+    use kanon_eval::job::TpsModels;
+    let paper: TpsModels = serde_json::from_str(r#"{"information": "min-probability"}"#).unwrap();
+    assert_eq!(paper.information, SpanInformation::MinProbability);
+    assert_eq!(paper.encoder, TpsModels::default().encoder);
+    let json = serde_json::to_value(&paper).unwrap();
+    assert_eq!(json["information"], "min-probability");
+    // kanon's default serializes as before, so a run's eval stage keeps its hash.
+    let default = serde_json::to_value(TpsModels::default()).unwrap();
+    assert!(default.get("information").is_none(), "{default}");
+    assert_eq!(
+        serde_json::from_value::<TpsModels>(default).unwrap(),
+        TpsModels::default()
+    );
+    assert!(serde_json::from_str::<TpsModels>(r#"{"information": "max"}"#).is_err());
 }

@@ -185,7 +185,7 @@ fn the_config_opens_the_cached_model_by_name() {
 
 #[test]
 fn the_real_model_scores_every_token_of_a_text() {
-    use kanon_llm::score::{TextScorer, information_content};
+    use kanon_llm::score::{SpanInformation, TextScorer, information_content};
     let Some(model) = smollm2() else { return };
     let text = "The capital of France is Paris. Zoë lives in Vienna, Austria.";
     let tokens = model.token_logprobs(text).unwrap();
@@ -204,8 +204,10 @@ fn the_real_model_scores_every_token_of_a_text() {
         .token_logprobs("The capital of France is Tokyo. Zoë lives in Vienna, Austria.")
         .unwrap();
     let paris_at = text.find("Paris").unwrap();
-    let ic =
-        |tokens: &[kanon_llm::ScoredToken]| information_content(tokens, paris_at, paris_at + 5);
+    let chars: Vec<char> = text.chars().collect();
+    let ic = |tokens: &[kanon_llm::ScoredToken]| {
+        information_content(&chars, tokens, paris_at, paris_at + 5, SpanInformation::Sum)
+    };
     assert!(
         ic(&tokens) < ic(&tokyo),
         "IC(Paris) {} vs IC(Tokyo) {}",

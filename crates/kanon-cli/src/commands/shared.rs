@@ -75,6 +75,7 @@ pub(super) fn tps_models(args: &crate::cli::TpsModelArgs) -> Result<kanon_eval::
     Ok(kanon_eval::job::TpsModels {
         llm: llm_config(&args.llm)?,
         encoder: args.encoder.clone(),
+        information: args.tps_information,
     })
 }
 
