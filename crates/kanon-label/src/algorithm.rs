@@ -241,15 +241,27 @@ pub fn decide(
         .iter()
         .map(|&t| store.get(t).unwrap_or(PostingList::Sorted(&[])))
         .collect();
+    decide_lists(lists, config, rng)
+}
+
+/// [`decide`] over the people of each term directly: a term of the index, or a generalization
+/// standing for everyone any of its terms covers (`crate::generalize`). Positions in the masks
+/// index `lists`.
+pub fn decide_lists(
+    lists: Vec<PostingList<'_>>,
+    config: &LabelerConfig,
+    rng: ChaCha8Rng,
+) -> Decisions {
+    let n = lists.len();
     let counts: Vec<u64> = lists.iter().map(PostingList::len).collect();
     let mut search = Search {
-        masked: vec![false; terms.len()],
+        masked: vec![false; n],
         masks: Vec::new(),
         config: *config,
         rng,
         combination: Vec::with_capacity(config.max_arity),
         empty: FxHashSet::default(),
-        remember_empty: terms.len() <= 128,
+        remember_empty: n <= 128,
         scratch: Vec::with_capacity(config.max_arity),
         intersections: 0,
         lists,

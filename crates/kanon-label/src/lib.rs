@@ -26,6 +26,7 @@ pub mod document;
 /// [`Error`], the one error of the crate.
 pub mod error;
 pub mod explain;
+pub mod generalize;
 pub mod phrase;
 pub mod reference;
 pub mod span;
