@@ -477,6 +477,14 @@ impl<'m> Sanitizer<'m> {
         let mut kept: Vec<(String, usize)> = Vec::new();
         let mut from_model = 0;
         let mut audit = Vec::with_capacity(proposed.len());
+        let hierarchy = if proposed
+            .iter()
+            .any(|(_, source)| *source == CandidateSource::KnowledgeGraph)
+        {
+            crate::ontology::kg_rungs(entity_type, surface)
+        } else {
+            Vec::new()
+        };
         for (candidate, source) in proposed {
             let rejected = if masked.revealed_by(&candidate) {
                 Some(Rejection::RevealsOriginal)
@@ -513,9 +521,14 @@ impl<'m> Sanitizer<'m> {
                     kept.push((lowercase_article(&candidate), audit.len()));
                 }
             }
+            let rung_source = (source == CandidateSource::KnowledgeGraph)
+                .then(|| hierarchy.iter().find(|rung| rung.text == candidate))
+                .flatten()
+                .map(|rung| rung.source);
             audit.push(AuditCandidate {
                 text: candidate,
                 source,
+                hierarchy: rung_source,
                 rejected,
             });
         }

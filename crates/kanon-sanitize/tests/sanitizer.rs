@@ -721,6 +721,22 @@ fn knowledge_graph_candidates_come_first_and_need_no_model() {
             .iter()
             .all(|c| c.source == CandidateSource::KnowledgeGraph)
     }));
+    // The audit names each rung's table: GeoNames for Bergen's region, UN M49 for the demonym.
+    use kanon_sanitize::ontology::RungSource;
+    let hierarchies: Vec<Option<RungSource>> = sanitized
+        .audit
+        .entities
+        .iter()
+        .map(|entity| entity.candidates[0].hierarchy)
+        .collect();
+    assert_eq!(
+        hierarchies,
+        [
+            Some(RungSource::UnM49),
+            Some(RungSource::GeoNames),
+            Some(RungSource::GeoNames)
+        ]
+    );
     // With a model: both sources in one order from most to least specific, the model's two
     // candidates at relative depths 1/2 and 1 among the hierarchy's rungs, whose root (`a city`)
     // stays last — and is what `least-specific` takes.

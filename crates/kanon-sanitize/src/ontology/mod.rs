@@ -40,10 +40,13 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum RungSource {
     /// GeoNames' cities and first-level regions (`kg/vocab/cities.tsv`, `city_regions.tsv`).
+    #[serde(rename = "geonames")]
     GeoNames,
     /// The UN M49 sub-regions and regions of countries (`kg/vocab/regions.tsv`).
+    #[serde(rename = "un-m49")]
     UnM49,
     /// WordNet 3.0's hypernyms of kinds of people (`kg/vocab/person_hypernyms.tsv`).
+    #[serde(rename = "wordnet")]
     WordNet,
     /// kanon's list of organisations and their kinds (`kg/vocab/organizations.tsv`).
     OrganizationList,
