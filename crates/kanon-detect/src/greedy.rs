@@ -72,7 +72,7 @@ pub struct Step {
 }
 
 /// Why the search stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stop {
     /// The true person left the model's top guesses.
@@ -81,6 +81,23 @@ pub enum Stop {
     MaxShare,
     /// No word left to mask.
     NoCandidate,
+}
+
+impl Stop {
+    /// Whether the search stopped short of its goal: the true person still among the model's
+    /// top guesses.
+    pub fn short(self) -> bool {
+        self != Stop::OutOfTopK
+    }
+
+    /// Its name in the trace and the summaries (`max-share`, `no-candidate`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::OutOfTopK => "out-of-top-k",
+            Stop::MaxShare => "max-share",
+            Stop::NoCandidate => "no-candidate",
+        }
+    }
 }
 
 /// The search's path: the true person's rank before any masking, the steps, and why it stopped.

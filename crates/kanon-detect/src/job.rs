@@ -3,7 +3,7 @@
 //! detect` or TAB's system format (and, for `reid-greedy`, the search's path on request). The one
 //! runner of `kanon detect` and of a run's detect stage.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,7 +19,7 @@ use kanon_llm::LlmConfig;
 use kanon_tagger::{DetectConfig, SpansFormat};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::greedy::{GreedySettings, Trajectory};
+use crate::greedy::{GreedySettings, Stop, Trajectory};
 use crate::ic::InformationThreshold;
 use crate::idf::IdfDetector;
 use crate::lexical::LexicalOverlap;
@@ -213,6 +213,12 @@ pub struct MethodSummary {
     pub words: usize,
     /// Of those, the words masked.
     pub masked_words: usize,
+    /// Documents whose search stopped short of its goal, by why (`reid-greedy`: the true person
+    /// still among the model's `top_k` guesses when `max_share` of the words were masked, or
+    /// when no word was left), resumed ones included. Empty for the detectors that cannot stop
+    /// short.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub stopped_short: BTreeMap<Stop, usize>,
     /// Seconds of this run (not of an interrupted one before it).
     pub seconds: f64,
     /// The spans file.
@@ -225,12 +231,13 @@ impl MethodSummary {
         format!("{}\n", self.headline())
     }
 
-    /// One line: counts, share masked, speed, the output.
+    /// One line: counts, share masked, the documents that stopped short and why, speed, the
+    /// output.
     pub fn headline(&self) -> String {
         let share = self.masked_words as f64 / self.words.max(1) as f64;
         let fresh = self.documents - self.resumed;
         format!(
-            "{}: {} documents ({} kept from an interrupted run), {} spans, {} of {} words masked ({:.1} %), {:.1} s ({:.2} documents/s) → {}",
+            "{}: {} documents ({} kept from an interrupted run), {} spans, {} of {} words masked ({:.1} %){}, {:.1} s ({:.2} documents/s) → {}",
             self.method,
             self.documents,
             self.resumed,
@@ -238,10 +245,25 @@ impl MethodSummary {
             self.masked_words,
             self.words,
             100.0 * share,
+            self.stopped_short_note(),
             self.seconds,
             fresh as f64 / self.seconds.max(1e-9),
             self.out.display()
         )
+    }
+
+    /// `, 3 stopped short (max-share 2, no-candidate 1)`, or nothing when none did.
+    fn stopped_short_note(&self) -> String {
+        let total: usize = self.stopped_short.values().sum();
+        if total == 0 {
+            return String::new();
+        }
+        let reasons: Vec<String> = self
+            .stopped_short
+            .iter()
+            .map(|(stop, count)| format!("{} {count}", stop.name()))
+            .collect();
+        format!(", {total} stopped short ({})", reasons.join(", "))
     }
 }
 
@@ -373,6 +395,7 @@ pub fn run(job: &MethodJob, device: &Device, progress: &dyn Progress) -> Result<
         spans: gathered.records.iter().map(|r| r.spans.len()).sum(),
         words: gathered.words,
         masked_words: gathered.masked_words,
+        stopped_short: gathered.stopped_short(),
         seconds,
         out: job.out.clone(),
     })
@@ -387,6 +410,15 @@ struct Gathered {
 }
 
 impl Gathered {
+    /// The documents whose search stopped short, by why.
+    fn stopped_short(&self) -> BTreeMap<Stop, usize> {
+        let mut counts = BTreeMap::new();
+        for trace in self.traces.iter().filter(|trace| trace.stop.short()) {
+            *counts.entry(trace.stop).or_default() += 1;
+        }
+        counts
+    }
+
     fn of(docs: &[Document], finished: &HashMap<String, Done>) -> Gathered {
         let mut gathered = Gathered {
             records: Vec::with_capacity(docs.len()),

@@ -130,6 +130,12 @@ fn reid_greedy_masks_until_the_model_no_longer_names_the_person() {
         }
         assert!(trace.initial_rank > 1 || !trace.steps.is_empty());
     }
+    // The summary counts the searches that stopped short, by why, as the traces say.
+    let mut short = std::collections::BTreeMap::new();
+    for trace in traces.iter().filter(|t| t.stop != Stop::OutOfTopK) {
+        *short.entry(trace.stop).or_insert(0) += 1;
+    }
+    assert_eq!(summary.stopped_short, short);
     let spans = read_spans(&dir.join("spans.jsonl")).unwrap();
     let docs = std::fs::read_to_string(dir.join("docs.jsonl")).unwrap();
     for line in docs.lines() {
@@ -153,6 +159,31 @@ fn reid_greedy_masks_until_the_model_no_longer_names_the_person() {
     assert_eq!(
         std::fs::read_to_string(dir.join("spans.jsonl")).unwrap(),
         first
+    );
+
+    // No word may be masked and every person is among the top 8 (there are 8): every search
+    // stops at once, short of its goal, and the summary says so, by why.
+    let mut capped = job.clone();
+    capped.out = dir.join("capped.jsonl");
+    capped.trace = None;
+    if let Method::ReidGreedy { search, .. } = &mut capped.method {
+        search.max_share = 0.0;
+        search.top_k = 8;
+    }
+    let summary = run(&capped, &cpu(), &NoProgress).unwrap();
+    assert_eq!(
+        summary.stopped_short,
+        [(Stop::MaxShare, 8)].into_iter().collect()
+    );
+    assert_eq!(summary.masked_words, 0);
+    let headline = summary.headline();
+    assert!(
+        headline.contains(", 8 stopped short (max-share 8)"),
+        "{headline}"
+    );
+    assert_eq!(
+        serde_json::to_value(&summary).unwrap()["stopped_short"],
+        serde_json::json!({"max-share": 8})
     );
 
     // A document whose person the background lacks is named before any work.

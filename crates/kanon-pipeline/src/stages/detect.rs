@@ -185,7 +185,10 @@ impl DetectStage {
             shard: self.shard,
         };
         let summary = kanon_detect::job::run(&job, &device, run.progress).map_err(Error::Detect)?;
-        let figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds, "masked_words": summary.masked_words, "words": summary.words});
+        let mut figures = json!({"documents": summary.documents, "spans": summary.spans, "seconds": summary.seconds, "masked_words": summary.masked_words, "words": summary.words});
+        if !summary.stopped_short.is_empty() {
+            figures["stopped_short"] = json!(summary.stopped_short);
+        }
         Ok(StageSummary::new(summary.headline(), &figures))
     }
 }
