@@ -1,5 +1,6 @@
-//! `kanon eval spans|tab|privacy`: scores against TAB gold, the real gold against itself, and the
-//! re-identification risk of the real summaries before and after sanitization.
+//! `kanon eval spans|tab|privacy|utility`: scores against TAB gold and system-format gold with the
+//! documents' texts, errors that name the file and the line, the real gold against itself, and
+//! the re-identification risk of the real summaries before and after sanitization.
 
 use std::path::{Path, PathBuf};
 
@@ -74,6 +75,146 @@ fn eval_spans_of_the_real_gold_against_itself_is_perfect() {
     assert_eq!(report["gold_mentions"], 1764, "309 DIRECT + 1,455 QUASI");
     assert_eq!(report["exact"]["f1"], 1.0);
     assert_eq!(report["by_identifier"]["QUASI"]["entity_level"], 1.0);
+}
+
+/// Gold in TAB's system format has no texts: the character scores are measured on the
+/// documents' (`--docs`), predicted characters past the last gold span and in a document without
+/// gold included, and refused without them. Spans outside their text are errors that name the
+/// file, the line and the values as written.
+#[test]
+fn eval_spans_of_system_format_gold_measures_characters_on_the_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let gold = write("gold.json", "{\n  \"d1\": [[0, 9]],\n  \"d2\": []\n}\n");
+    let docs = write(
+        "docs.jsonl",
+        "{\"id\": \"d1\", \"text\": \"Zoë Ølund was born in Lyon in 1990.\"}\n{\"id\": \"d2\", \"text\": \"Nothing here.\"}\n",
+    );
+    let pred = write(
+        "pred.jsonl",
+        "{\"id\":\"d1\",\"spans\":[{\"start\":0,\"end\":9},{\"start\":22,\"end\":26}]}\n{\"id\":\"d2\",\"spans\":[{\"start\":0,\"end\":7}]}\n",
+    );
+    let spans = |gold: &Path, pred: &Path, docs: Option<&Path>| {
+        let mut args = vec!["eval", "spans", "--gold", p(gold), "--pred", p(pred)];
+        if let Some(docs) = docs {
+            args.extend(["--docs", p(docs)]);
+        }
+        kanon(&args)
+    };
+    let json = |out: std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let mut args = vec![
+        "eval",
+        "spans",
+        "--gold",
+        p(&gold),
+        "--pred",
+        p(&pred),
+        "--json",
+    ];
+    args.extend(["--docs", p(&docs)]);
+    let exact = json(kanon(&args));
+    // 9 of the 9 + 4 + 7 predicted characters are gold: Lyon, after the last gold span, and the
+    // 7 characters of the document without gold count.
+    assert_eq!(exact["char_precision"], 9.0 / 20.0);
+    assert_eq!(exact["char_recall"], 1.0);
+    assert_eq!(exact["exact"]["precision"], 1.0 / 3.0);
+
+    let without = json(kanon(&args[..7]));
+    assert_eq!(without["char_precision"], serde_json::Value::Null);
+    assert_eq!(without["char_recall"], serde_json::Value::Null);
+    assert_eq!(without["documents_without_text"], 2);
+    assert_eq!(without["exact"], exact["exact"]);
+    let out = spans(&gold, &pred, None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("characters not computed: 2 gold document(s) have no text"),
+        "{text}"
+    );
+
+    let past = write(
+        "past.jsonl",
+        "{\"id\":\"d1\",\"spans\":[]}\n{\"id\":\"d2\",\"spans\":[{\"start\":5,\"end\":40}]}\n",
+    );
+    let out = spans(&gold, &past, Some(&docs));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("past.jsonl:2: document \"d2\", span 0: `start` = 5, `end` = 40 ends past its document's 13-character text"),
+        "{err}"
+    );
+    let reversed = write(
+        "reversed.json",
+        "{\n  \"d1\": [[0, 9]],\n  \"d2\": [[9, 0]]\n}\n",
+    );
+    let out = spans(&reversed, &pred, Some(&docs));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("reversed.json:3: document \"d2\", span 0: [9, 0] is empty or reversed"),
+        "{err}"
+    );
+    let out = spans(&gold, &reversed, Some(&docs));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("reversed.json:3: document \"d2\", span 0: [9, 0] is empty or reversed"),
+        "{err}"
+    );
+}
+
+/// A sanitized file that does not fit its originals is named by file and line, with the values
+/// as written.
+#[test]
+fn eval_utility_names_the_line_of_a_sanitized_document_that_does_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs.jsonl");
+    std::fs::write(
+        &docs,
+        "{\"id\": \"a\", \"text\": \"Per Olsen.\"}\n{\"id\": \"b\", \"text\": \"Bergen.\"}\n",
+    )
+    .unwrap();
+    let sanitized = dir.path().join("out.jsonl");
+    let edit = |start: usize, end: usize| {
+        format!(
+            "{{\"start\": {start}, \"end\": {end}, \"original_type\": \"LOC\", \"entity\": \"LOC 1\", \"replacement\": \"X\", \"reason\": \"label\"}}"
+        )
+    };
+    let utility = |lines: &str| {
+        std::fs::write(&sanitized, lines).unwrap();
+        let out = kanon(&[
+            "eval",
+            "utility",
+            "--docs",
+            p(&docs),
+            "--sanitized",
+            p(&sanitized),
+        ]);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = utility(&format!(
+        "{{\"id\": \"a\", \"text\": \"Per Olsen.\", \"edits\": []}}\n{{\"id\": \"b\", \"text\": \"X.\", \"edits\": [{}]}}\n",
+        edit(3, 12)
+    ));
+    assert!(
+        err.contains("out.jsonl:2: sanitized document \"b\", edit 0: `start` = 3, `end` = 12 is not a span of its 7-character original"),
+        "{err}"
+    );
+    let err = utility(
+        "{\"id\": \"a\", \"text\": \"x\", \"edits\": []}\n{\"id\": \"a\", \"text\": \"x\", \"edits\": []}\n",
+    );
+    assert!(
+        err.contains("out.jsonl:2: sanitized document \"a\" appears twice (first on line 1)"),
+        "{err}"
+    );
 }
 
 /// The gold's own DIRECT and QUASI spans, in TAB's system format, written into `dir`.

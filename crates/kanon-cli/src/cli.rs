@@ -728,6 +728,10 @@ pub struct EvalSpansArgs {
     /// JSONL `{"id", "spans": [{"start", "end", …}]}` (kanon detect, a kanon corpus) or `{doc_id: [[s, e], …]}`.
     #[arg(long)]
     pub pred: PathBuf,
+    /// The documents (JSONL, TAB JSON, .txt files): the texts of `{doc_id: [[s, e], …]}` gold,
+    /// which has none; without them its character scores are not computed.
+    #[arg(long)]
+    pub docs: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

@@ -22,8 +22,8 @@ pub struct GoldMention {
 pub struct GoldDocument {
     /// The document's id, as the predictions name it.
     pub id: String,
-    /// Its text (for the system format, which has none, spaces as long as the furthest span).
-    pub text: String,
+    /// Its text; `None` for the system format, which has none, when the documents were not given.
+    pub text: Option<String>,
     /// Each annotator's mentions to mask: a gold set per annotator.
     pub annotators: Vec<Vec<GoldMention>>,
     /// Mentions the annotators marked and left unmasked (TAB's `NO_MASK`), all annotators: not

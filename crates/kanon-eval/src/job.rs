@@ -28,6 +28,10 @@ pub struct EvalJob {
     pub gold: PathBuf,
     /// Spans JSONL (`kanon detect`, a kanon corpus split) or TAB's system format.
     pub pred: PathBuf,
+    /// The documents (any documents file): the texts of gold in the system format, which has
+    /// none, for the character scores and to check that every span lies inside its text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docs: Option<PathBuf>,
     /// TAB metrics: also the information-weighted precision, with this language model's weights
     /// (embedded, or an http server that scores given texts: `/v1/completions` with `echo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,8 +42,12 @@ impl ConfigFile for EvalJob {}
 
 /// Span scores: exact, overlap, SemEval-2013 partial and character-level, recall by identifier type.
 pub fn spans(job: &EvalJob) -> Result<SpanReport> {
-    let gold = read_gold(&job.gold)?;
-    let predicted = read_predictions(&job.pred)?;
+    let gold = read_gold(&job.gold, job.docs.as_deref())?;
+    let lengths: HashMap<&str, usize> = gold
+        .iter()
+        .filter_map(|doc| Some((doc.id.as_str(), doc.text.as_ref()?.chars().count())))
+        .collect();
+    let predicted = read_predictions(&job.pred, &|id| lengths.get(id).copied())?;
     let mut report = evaluate_spans(&gold, &predicted);
     // Types only come with spans JSONL (the TAB system format has none).
     if let Ok(records) = kanon_core::spans::read_spans(&job.pred) {
@@ -55,7 +63,11 @@ pub fn spans(job: &EvalJob) -> Result<SpanReport> {
 /// recall, uniform precision); the gold must be TAB-schema JSON.
 pub fn tab(job: &EvalJob) -> Result<TabReport> {
     let gold = kanon_core::tab::read_tab(&job.gold)?;
-    let predicted = read_predictions(&job.pred)?;
+    let lengths: HashMap<&str, usize> = gold
+        .iter()
+        .map(|doc| (doc.doc_id.as_str(), doc.text.chars().count()))
+        .collect();
+    let predicted = read_predictions(&job.pred, &|id| lengths.get(id).copied())?;
     match &job.weighting {
         Some(llm) => {
             let scorer = kanon_llm::open_scorer(llm).map_err(Error::OpenLlm)?;
@@ -252,11 +264,43 @@ impl TpsModels {
     }
 }
 
-/// Reads `kanon sanitize`'s output; an empty file is an error.
-pub fn read_sanitized(path: &std::path::Path) -> Result<Vec<kanon_sanitize::SanitizedDocument>> {
-    let sanitized: Vec<kanon_sanitize::SanitizedDocument> = kanon_core::io::read_jsonl(path)?
-        .map(|record| record.map(|(_, doc)| doc))
-        .collect::<std::result::Result<_, _>>()?;
+/// Reads `kanon sanitize`'s output and checks it against the `originals`: each document is an
+/// original's, once, and each of its edits a span of that original. An empty file is an error;
+/// every other names the file, the line and the values as written.
+pub fn read_sanitized(
+    path: &std::path::Path,
+    originals: &[kanon_core::Document],
+) -> Result<Vec<kanon_sanitize::SanitizedDocument>> {
+    let lengths: HashMap<&str, usize> = originals
+        .iter()
+        .map(|doc| (doc.id.as_str(), doc.text.chars().count()))
+        .collect();
+    let mut seen = HashMap::new();
+    let mut sanitized = Vec::new();
+    for record in kanon_core::io::read_jsonl::<kanon_sanitize::SanitizedDocument>(path)? {
+        let (line, doc) = record?;
+        let wrong = |message: String| kanon_core::Error::parse(path, line, message);
+        let Some(&length) = lengths.get(doc.id.as_str()) else {
+            return Err(wrong(format!("sanitized document {:?} has no original", doc.id)).into());
+        };
+        if let Some(first) = seen.insert(doc.id.clone(), line) {
+            return Err(wrong(format!(
+                "sanitized document {:?} appears twice (first on line {first})",
+                doc.id
+            ))
+            .into());
+        }
+        for (index, edit) in doc.edits.iter().enumerate() {
+            if edit.start > edit.end || edit.end > length {
+                return Err(wrong(format!(
+                    "sanitized document {:?}, edit {index}: `start` = {}, `end` = {} is not a span of its {length}-character original: the original is not the sanitized text's",
+                    doc.id, edit.start, edit.end
+                ))
+                .into());
+            }
+        }
+        sanitized.push(doc);
+    }
     if sanitized.is_empty() {
         return Err(kanon_core::Error::format(path, "no documents").into());
     }
@@ -267,7 +311,7 @@ pub fn read_sanitized(path: &std::path::Path) -> Result<Vec<kanon_sanitize::Sani
 /// information it kept.
 pub fn utility(job: &UtilityJob) -> Result<UtilityReport> {
     let originals = kanon_core::io::read_documents(&job.docs)?.docs;
-    let sanitized = read_sanitized(&job.sanitized)?;
+    let sanitized = read_sanitized(&job.sanitized, &originals)?;
     let mut report = evaluate_utility(&originals, &sanitized)?;
     if let Some(models) = &job.tps {
         let (scorer, encoder) = models.open()?;
@@ -288,6 +332,7 @@ mod tests {
         let job = EvalJob {
             gold: "gold.json".into(),
             pred: "spans.jsonl".into(),
+            docs: Some("docs.jsonl".into()),
             weighting: Some(kanon_llm::LlmConfig::default()),
         };
         for name in ["eval.toml", "eval.json"] {

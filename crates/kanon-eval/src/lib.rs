@@ -8,7 +8,7 @@
 //!
 //! let gold = vec![GoldDocument {
 //!     id: "d1".into(),
-//!     text: "Lilian Albano was born in Vienna.".into(),
+//!     text: Some("Lilian Albano was born in Vienna.".into()),
 //!     annotators: vec![vec![
 //!         GoldMention { span: Span::new(0, 13), identifier: None, entity: None, entity_type: None },
 //!         GoldMention { span: Span::new(26, 32), identifier: None, entity: None, entity_type: None },

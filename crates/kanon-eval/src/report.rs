@@ -508,7 +508,7 @@ fn read_inputs(job: &ReportJob) -> Result<(Vec<Document>, Vec<Vec<SanitizedDocum
     }
     let mut outputs = Vec::with_capacity(job.runs.len());
     for run in &job.runs {
-        let sanitized = read_sanitized(&run.sanitized)?;
+        let sanitized = read_sanitized(&run.sanitized, &originals)?;
         evaluate_utility(&originals, &sanitized)?;
         outputs.push(sanitized);
     }

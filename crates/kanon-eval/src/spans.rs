@@ -9,7 +9,8 @@
 //!   one, same offsets first, then overlapping spans by largest overlap; an exact pair counts 1, an
 //!   overlapping pair ½, and precision and recall divide that by the predicted and the gold spans;
 //! - **characters**: recall is the share of gold characters inside predicted spans, precision the share
-//!   of predicted characters inside gold spans;
+//!   of predicted characters inside gold spans; only when every gold document has its text (gold
+//!   in TAB's system format has none without the documents), else not computed;
 //! - **by identifier type** (when the gold has one): recall of DIRECT and QUASI mentions, and TAB's
 //!   entity-level recall, where an entity counts as protected only when every one of its mentions is
 //!   entirely inside predicted spans.
@@ -97,10 +98,16 @@ pub struct SpanReport {
     pub partial: PrecisionRecall,
     /// SemEval-2013's partial score: one-to-one pairs, ½ for an overlap that is not exact.
     pub semeval: PrecisionRecall,
-    /// Share of the predicted characters inside gold spans.
-    pub char_precision: f64,
-    /// Share of the gold characters inside predicted spans.
-    pub char_recall: f64,
+    /// Gold documents without a text (the system format without the documents): the character
+    /// scores are then not computed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub documents_without_text: usize,
+    /// Share of the predicted characters inside gold spans; `None` when a gold document has no
+    /// text.
+    pub char_precision: Option<f64>,
+    /// Share of the gold characters inside predicted spans; `None` when a gold document has no
+    /// text.
+    pub char_recall: Option<f64>,
     /// Recall by identifier type (`DIRECT`, `QUASI`), when the gold has types.
     pub by_identifier: BTreeMap<String, IdentifierRecall>,
     /// The detector's span types against the gold's, when both have types.
@@ -108,7 +115,19 @@ pub struct SpanReport {
     pub types: Option<crate::types::TypeConfusion>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl SpanReport {
+    /// Why the character scores are missing, when they are.
+    fn no_characters_note(&self) -> String {
+        format!(
+            "not computed: {} gold document(s) have no text (the gold's format has none: give the documents, --docs)",
+            self.documents_without_text
+        )
+    }
+
     /// What the gold mention count leaves out, when it leaves anything out.
     fn unmasked_note(&self) -> String {
         match self.unmasked_mentions {
@@ -149,11 +168,14 @@ impl SpanReport {
                 pr.precision, pr.recall, pr.f1
             );
         }
-        let _ = writeln!(
-            out,
-            "{:<10} {:>10.3} {:>7.3}",
-            "characters", r.char_precision, r.char_recall
-        );
+        let _ = match (r.char_precision, r.char_recall) {
+            (Some(precision), Some(recall)) => writeln!(
+                out,
+                "{:<10} {:>10.3} {:>7.3}",
+                "characters", precision, recall
+            ),
+            _ => writeln!(out, "characters {}", r.no_characters_note()),
+        };
         let _ = writeln!(
             out,
             "(overlap: any overlap counts, for every span it touches; SemEval: spans paired one to one, ½ for an overlap)"
@@ -200,10 +222,15 @@ impl SpanReport {
                 pr.precision, pr.recall, pr.f1
             );
         }
-        out += &format!(
-            "| characters | {:.3} | {:.3} | – |\n",
-            r.char_precision, r.char_recall
-        );
+        out += &match (r.char_precision, r.char_recall) {
+            (Some(precision), Some(recall)) => {
+                format!("| characters | {precision:.3} | {recall:.3} | – |\n")
+            }
+            _ => format!(
+                "| characters | – | – | – |\n\nCharacters {}.\n",
+                r.no_characters_note()
+            ),
+        };
         if !r.by_identifier.is_empty() {
             out += "\n| identifier | mentions | recall exact | recall overlap | entities | entity-level recall (TAB) |\n";
             out += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
@@ -271,7 +298,21 @@ pub fn evaluate_spans(
         }
         spans.sort_unstable();
         spans.dedup();
-        let length = doc.text.chars().count();
+        // Without a text, as far as the furthest span: the character counts are then not reported,
+        // and the other counts do not depend on the text.
+        let length = match &doc.text {
+            Some(text) => text.chars().count(),
+            None => {
+                report.documents_without_text += 1;
+                let gold_ends = doc.annotators.iter().flatten().map(|m| m.span.end);
+                spans
+                    .iter()
+                    .map(|s| s.end)
+                    .chain(gold_ends)
+                    .max()
+                    .unwrap_or(0)
+            }
+        };
         let covered = coverage(&spans, length);
         for mentions in &doc.annotators {
             counts.add_annotator(&spans, &covered, mentions, length);
@@ -376,8 +417,10 @@ impl SpanCounts {
             ratio(self.semeval_half_points, 2 * report.predicted_spans),
             ratio(self.semeval_half_points, 2 * report.gold_mentions),
         );
-        report.char_precision = ratio(self.both_chars, self.pred_chars);
-        report.char_recall = ratio(self.both_chars, self.gold_chars);
+        if report.documents_without_text == 0 {
+            report.char_precision = Some(ratio(self.both_chars, self.pred_chars));
+            report.char_recall = Some(ratio(self.both_chars, self.gold_chars));
+        }
         report.by_identifier = self
             .by_identifier
             .into_iter()
@@ -472,7 +515,7 @@ mod tests {
     fn doc(mentions: Vec<GoldMention>) -> GoldDocument {
         GoldDocument {
             id: "d".into(),
-            text: "x".repeat(100),
+            text: Some("x".repeat(100)),
             annotators: vec![mentions],
             unmasked_mentions: 0,
         }
@@ -507,8 +550,8 @@ mod tests {
         assert!((report.semeval.precision - 0.5).abs() < 1e-9);
         assert!((report.semeval.recall - 0.5).abs() < 1e-9);
         // Gold chars 30, predicted 30, both 10 + 5.
-        assert!((report.char_recall - 0.5).abs() < 1e-9);
-        assert!((report.char_precision - 0.5).abs() < 1e-9);
+        assert!((report.char_recall.unwrap() - 0.5).abs() < 1e-9);
+        assert!((report.char_precision.unwrap() - 0.5).abs() < 1e-9);
         let direct = &report.by_identifier["DIRECT"];
         assert_eq!(
             (
@@ -583,7 +626,10 @@ mod tests {
                 f1: 1.0
             }
         );
-        assert_eq!((report.char_precision, report.char_recall), (1.0, 1.0));
+        assert_eq!(
+            (report.char_precision, report.char_recall),
+            (Some(1.0), Some(1.0))
+        );
         let report = evaluate_spans(&gold, &FxHashMap::default());
         assert_eq!(report.documents_without_prediction, 1);
         assert_eq!(report.partial, PrecisionRecall::default());

@@ -151,7 +151,7 @@ mod tests {
         // "a former Nigerian senator who lived in Lagos"
         let gold = [GoldDocument {
             id: "d".into(),
-            text: "a former Nigerian senator who lived in Lagos".into(),
+            text: Some("a former Nigerian senator who lived in Lagos".into()),
             annotators: vec![vec![
                 mention(9, 17, EntityType::Dem),
                 mention(18, 25, EntityType::Dem),

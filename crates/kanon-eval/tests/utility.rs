@@ -53,18 +53,27 @@ fn inputs_that_do_not_fit_are_errors_naming_the_document() {
     let dir = tempfile::tempdir().unwrap();
     let unknown = "{\"id\": \"z\", \"text\": \"x\", \"edits\": []}\n";
     let err = utility(&job(dir.path(), unknown)).unwrap_err().to_string();
-    assert!(err.contains("\"z\" has no original"), "{err}");
+    assert!(
+        err.contains("out.jsonl:1: sanitized document \"z\" has no original"),
+        "{err}"
+    );
 
     let beyond = format!(
         "{{\"id\": \"b\", \"text\": \"x\", \"edits\": [{}]}}\n",
         edit(20, 40, "x")
     );
     let err = utility(&job(dir.path(), &beyond)).unwrap_err().to_string();
-    assert!(err.contains("\"b\"") && err.contains("20..40"), "{err}");
+    assert!(
+        err.contains("out.jsonl:1: sanitized document \"b\", edit 0: `start` = 20, `end` = 40 is not a span of its 26-character original"),
+        "{err}"
+    );
 
     let twice = "{\"id\": \"b\", \"text\": \"x\", \"edits\": []}\n{\"id\": \"b\", \"text\": \"x\", \"edits\": []}\n";
     let err = utility(&job(dir.path(), twice)).unwrap_err().to_string();
-    assert!(err.contains("appears twice"), "{err}");
+    assert!(
+        err.contains("out.jsonl:2: sanitized document \"b\" appears twice (first on line 1)"),
+        "{err}"
+    );
 
     let err = utility(&job(dir.path(), "")).unwrap_err().to_string();
     assert!(err.contains("out.jsonl: no documents"), "{err}");

@@ -10,6 +10,7 @@ pub fn run(args: &EvalSpansArgs, out: &mut dyn Write) -> Result<()> {
     let report = spans(&EvalJob {
         gold: args.gold.clone(),
         pred: args.pred.clone(),
+        docs: args.docs.clone(),
         weighting: None,
     })?;
     super::shared::print_report(out, args.json, &report, SpanReport::render)

@@ -15,6 +15,7 @@ pub fn run(args: &EvalTabArgs, out: &mut dyn Write) -> Result<()> {
     let report = tab(&EvalJob {
         gold: args.gold.clone(),
         pred: args.pred.clone(),
+        docs: None,
         weighting,
     })?;
     super::shared::print_report(out, args.json, &report, TabReport::render)

@@ -142,7 +142,8 @@ impl PipelineStage for EvalStage {
         if let Some(gold) = &self.gold
             && run.wiring.layout.has(Stage::Detect)
         {
-            let spans = span_scores(gold, &run.paths().spans(), &dir)?;
+            let paths = run.paths();
+            let spans = span_scores(gold, &paths.spans(), &paths.detect_docs(), &dir)?;
             figures["spans"] = to_value(&spans);
         }
         Ok(StageSummary {
@@ -153,10 +154,17 @@ impl PipelineStage for EvalStage {
 }
 
 /// The detector's span scores against the gold, written beside the report (JSON and Markdown).
-fn span_scores(gold: &Path, spans: &Path, dir: &Path) -> Result<kanon_eval::SpanReport> {
+/// `docs` are the documents the detector read: the texts of system-format gold.
+fn span_scores(
+    gold: &Path,
+    spans: &Path,
+    docs: &Path,
+    dir: &Path,
+) -> Result<kanon_eval::SpanReport> {
     let scores = kanon_eval::job::spans(&kanon_eval::EvalJob {
         gold: gold.to_path_buf(),
         pred: spans.to_path_buf(),
+        docs: Some(docs.to_path_buf()),
         weighting: None,
     })
     .map_err(Error::Eval)?;
