@@ -198,6 +198,48 @@ fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
 }
 
 #[test]
+fn a_bad_span_is_named_by_file_line_and_its_values_as_written() {
+    let fixture = Fixture::new();
+    let sanitize = |spans: &str| {
+        std::fs::write(fixture.path().join("bad.jsonl"), spans).unwrap();
+        let out = kanon_in(
+            &[
+                "sanitize",
+                "--docs",
+                "docs.jsonl",
+                "--spans",
+                "bad.jsonl",
+                "--strategy",
+                "numbered-label",
+                "--out",
+                "out.jsonl",
+            ],
+            fixture.path(),
+        );
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Reversed: the values as written, not as a span would read them (7..7).
+    let err = sanitize(
+        "{\"id\": \"b\", \"spans\": [{\"start\": 0, \"end\": 9}]}\n{\"id\": \"c\", \"spans\": [{\"start\": 7, \"end\": 2}]}\n",
+    );
+    assert!(
+        err.contains(
+            "bad.jsonl:2: document \"c\", span 0: `start` = 7, `end` = 2 is empty or reversed"
+        ),
+        "{err}"
+    );
+    // Past the end of its 21-character text, on the document's second line.
+    let err = sanitize(
+        "{\"id\": \"c\", \"spans\": [{\"start\": 0, \"end\": 7}]}\n{\"id\": \"c\", \"spans\": [{\"start\": 8, \"end\": 30}]}\n",
+    );
+    assert!(
+        err.contains("bad.jsonl:2: document \"c\", span 1: `start` = 8, `end` = 30 is not a span of its 21-character text"),
+        "{err}"
+    );
+}
+
+#[test]
 fn masking_strategies_open_no_model() {
     let fixture = Fixture::new();
     // `--llm` names a file that does not exist: a masking strategy never opens it.

@@ -100,22 +100,22 @@ impl TabDocument {
 
 /// Reads a TAB-schema JSON file, checking every mention's offsets against its text.
 pub fn read_tab(path: &Path) -> Result<Vec<TabDocument>> {
-    // Opened here rather than through `io`: `io` reads TAB files as one of its document formats.
-    let reader = std::fs::File::open(path)
-        .map(std::io::BufReader::new)
-        .with_path(path)?;
-    let docs: Vec<TabDocument> = serde_json::from_reader(reader)
+    // Read here rather than through `io`: `io` reads TAB files as one of its document formats.
+    let bytes = std::fs::read(path).with_path(path)?;
+    let docs: Vec<TabDocument> = serde_json::from_slice(&bytes)
         .map_err(|e| Error::parse(path, e.line() as u64, format!("TAB schema: {e}")))?;
     for doc in &docs {
         let chars = doc.text.chars().count();
         for (annotator, annotation) in &doc.annotations {
             for (i, m) in annotation.entity_mentions.iter().enumerate() {
                 if m.start_offset >= m.end_offset || m.end_offset > chars {
+                    let mention_id = m.entity_mention_id.as_deref();
+                    let named = mention_id.map_or_else(String::new, |id| format!(" ({id:?})"));
                     return Err(Error::parse(
                         path,
-                        0,
+                        line_of_mention(&bytes, &doc.doc_id, mention_id),
                         format!(
-                            "document {:?}, {annotator} mention {i}: field `start_offset`/`end_offset` = {}..{} is not a span of its {chars}-character text",
+                            "document {:?}, {annotator} mention {i}{named}: `start_offset` = {}, `end_offset` = {} is not a span of its {chars}-character text",
                             doc.doc_id, m.start_offset, m.end_offset
                         ),
                     ));
@@ -124,6 +124,37 @@ pub fn read_tab(path: &Path) -> Result<Vec<TabDocument>> {
         }
     }
     Ok(docs)
+}
+
+/// The 1-based line of a mention in a TAB file: of its `"entity_mention_id"` after the document's
+/// `"doc_id"`, else of the `"doc_id"`; 0 when neither is written as kanon looks for it.
+fn line_of_mention(bytes: &[u8], doc_id: &str, mention_id: Option<&str>) -> u64 {
+    let text = String::from_utf8_lossy(bytes);
+    let Some(doc) = find_field(&text, 0, "doc_id", doc_id) else {
+        return 0;
+    };
+    let at = mention_id
+        .and_then(|id| find_field(&text, doc, "entity_mention_id", id))
+        .unwrap_or(doc);
+    1 + text[..at].matches('\n').count() as u64
+}
+
+/// Where `"field": "value"` is written in `text` from byte `from` on (any spacing around the colon).
+fn find_field(text: &str, from: usize, field: &str, value: &str) -> Option<usize> {
+    let key = format!("\"{field}\"");
+    let value = serde_json::to_string(value).ok()?;
+    let mut at = from;
+    while let Some(found) = text[at..].find(&key) {
+        let start = at + found;
+        let rest = text[start + key.len()..].trim_start();
+        if let Some(rest) = rest.strip_prefix(':')
+            && rest.trim_start().starts_with(&value)
+        {
+            return Some(start);
+        }
+        at = start + key.len();
+    }
+    None
 }
 
 /// A DIRECT or QUASI mention of a TAB document, the annotators united.
@@ -273,8 +304,21 @@ mod tests {
         )
         .unwrap();
         let err = read_tab(&path).unwrap_err().to_string();
+        // The line of the document (its mention has no id), the values as written.
         assert!(
-            err.contains("document \"d1\"") && err.contains("22..99"),
+            err.contains("tab.json:1: document \"d1\", annotator1 mention 1: `start_offset` = 22, `end_offset` = 99 is not a span of its 27-character text"),
+            "{err}"
+        );
+        // A mention with an id: its own line.
+        std::fs::write(
+            &path,
+            DOC.replace("\"end_offset\": 9", "\"end_offset\": 3")
+                .replace("\"start_offset\": 0", "\"start_offset\": 7"),
+        )
+        .unwrap();
+        let err = read_tab(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("tab.json:3: document \"d1\", annotator1 mention 0 (\"m1\"): `start_offset` = 7, `end_offset` = 3"),
             "{err}"
         );
         std::fs::write(&path, "[{\"doc_id\": 1}]").unwrap();

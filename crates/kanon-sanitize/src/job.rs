@@ -14,7 +14,7 @@ use std::time::Instant;
 use kanon_core::config::ConfigFile;
 use kanon_core::io::{JsonlLog, read_documents, with_suffix};
 use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord};
-use kanon_core::spans::read_spans;
+use kanon_core::spans::SpansRecord;
 use kanon_core::{EntityType, Progress};
 use kanon_llm::{CacheStats, CachedModel, ChatModel, LlmConfig, ResponseCache};
 use serde::{Deserialize, Serialize};
@@ -268,21 +268,13 @@ struct Inputs {
 fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
     let read = read_documents(&job.docs)?;
     let mut docs = read.docs;
+    let mut given = None;
     let spans: HashMap<String, Vec<Mention>> = match &job.spans {
-        SpanSource::File { path } => read_spans(path)?
-            .into_iter()
-            .map(|(id, spans)| {
-                let mentions = spans
-                    .into_iter()
-                    .map(|span| Mention {
-                        span: span.span(),
-                        entity_type: span.entity_type.unwrap_or(EntityType::Misc),
-                        entity_id: span.entity_id,
-                    })
-                    .collect();
-                (id, mentions)
-            })
-            .collect(),
+        SpanSource::File { path } => {
+            let (spans, lines) = read_given_spans(path)?;
+            given = Some((path, lines));
+            spans
+        }
         SpanSource::Gold => {
             let Some(tab) = &read.tab else {
                 return Err(Error::GoldNeedsTab {
@@ -309,6 +301,9 @@ fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
         docs.truncate(limit);
     }
     let part = kanon_core::shard::keep_part(&mut docs, job.settings.shard);
+    if let Some((path, lines)) = given {
+        check_given_spans(path, &lines, &spans, &docs)?;
+    }
     let mut seen = HashSet::new();
     for doc in &docs {
         if !seen.insert(doc.id.as_str()) {
@@ -324,6 +319,74 @@ fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
         }
     }
     Ok(Inputs { docs, spans, part })
+}
+
+/// The line of the spans file each document's spans are on, in their order there.
+type SpanLines = HashMap<String, Vec<u64>>;
+
+/// Reads a spans file (a document's spans on several lines joined), each span as written: an
+/// empty or reversed one is an error naming the file, the line and the values.
+fn read_given_spans(path: &std::path::Path) -> Result<(HashMap<String, Vec<Mention>>, SpanLines)> {
+    let mut spans: HashMap<String, Vec<Mention>> = HashMap::new();
+    let mut lines: SpanLines = HashMap::new();
+    for record in kanon_core::io::read_jsonl::<SpansRecord>(path)? {
+        let (line, record) = record?;
+        let mentions = spans.entry(record.id.clone()).or_default();
+        let at = lines.entry(record.id.clone()).or_default();
+        for span in record.spans {
+            if span.start >= span.end {
+                return Err(kanon_core::Error::parse(
+                    path,
+                    line,
+                    format!(
+                        "document {:?}, span {}: `start` = {}, `end` = {} is empty or reversed",
+                        record.id,
+                        mentions.len(),
+                        span.start,
+                        span.end
+                    ),
+                )
+                .into());
+            }
+            mentions.push(Mention {
+                span: span.span(),
+                entity_type: span.entity_type.unwrap_or(EntityType::Misc),
+                entity_id: span.entity_id,
+            });
+            at.push(line);
+        }
+    }
+    Ok((spans, lines))
+}
+
+/// Checks that every span of the documents to sanitize lies inside its text: an error names the
+/// spans file, the line and the values as written.
+fn check_given_spans(
+    path: &std::path::Path,
+    lines: &SpanLines,
+    spans: &HashMap<String, Vec<Mention>>,
+    docs: &[kanon_core::Document],
+) -> Result<()> {
+    for doc in docs {
+        let Some(mentions) = spans.get(&doc.id) else {
+            continue;
+        };
+        let chars = doc.text.chars().count();
+        for (index, mention) in mentions.iter().enumerate() {
+            if mention.span.end > chars {
+                return Err(kanon_core::Error::parse(
+                    path,
+                    lines[&doc.id][index],
+                    format!(
+                        "document {:?}, span {index}: `start` = {}, `end` = {} is not a span of its {chars}-character text",
+                        doc.id, mention.span.start, mention.span.end
+                    ),
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The models a job's strategy needs, opened; the [`Sanitizer`] borrows them.
