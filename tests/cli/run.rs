@@ -1,6 +1,6 @@
 //! `kanon run` end to end: a corpus job from a config whose paths are relative to it, run from
-//! another directory; events as JSON lines; a second run skips every stage; bad configs name the
-//! file, the line and the key.
+//! another directory; events as JSON lines; a second run skips every stage; a directory another
+//! run holds is refused; bad configs name the file, the line and the key.
 
 use crate::common::{kanon_in, ok_in};
 
@@ -101,6 +101,33 @@ fn runs_the_configured_stages_then_skips_them() {
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("| index | skip (done) |"), "{report}");
     assert!(report.contains("| label | rerun |"), "{report}");
+}
+
+#[test]
+fn a_run_directory_in_use_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tiny.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let run = dir.path().join("runs/tiny");
+    std::fs::create_dir_all(&run).unwrap();
+    // Another process's run: the lock on run.lock held, as a running `kanon run` holds it.
+    let held = std::fs::File::create(run.join("run.lock")).unwrap();
+    held.try_lock().unwrap();
+    let args = ["run", "--config", config.to_str().unwrap()];
+    let out = kanon_in(&args, dir.path());
+    assert!(!out.status.success());
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("run directory runs/tiny is in use by another kanon run")
+            && message.contains("runs/tiny/run.lock"),
+        "{message}"
+    );
+    // Refused before anything was written.
+    assert!(!run.join("kg").exists() && !run.join("config.toml").exists());
+    // Once the other run is over (its lock goes with it), the directory is this run's.
+    drop(held);
+    ok_in(&args, dir.path());
+    assert!(run.join("report.md").exists());
 }
 
 #[test]

@@ -191,6 +191,20 @@ fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
         assert!(!shareable.contains(original), "{original} in {shareable}");
     }
     assert!(!shareable.contains("candidates") && !shareable.contains("guesses"));
+    // The audit holds the originals: it is its owner's alone, the shareable output is not.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |name: &str| {
+            std::fs::metadata(fixture.path().join(name))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("audit.jsonl"), 0o600);
+        assert_eq!(mode("out.jsonl") & 0o600, 0o600);
+    }
     // Without --audit, no audit is written.
     std::fs::remove_file(fixture.path().join("audit.jsonl")).unwrap();
     fixture.sanitize(&[]);

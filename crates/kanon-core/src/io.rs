@@ -17,12 +17,43 @@ pub fn atomic_write<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 {
+    write_atomically(path, false, write)
+}
+
+/// [`atomic_write`] for a file as sensitive as the input (an audit): on Unix it is readable and
+/// writable by its owner only from the moment it is created (mode 0600), whatever the umask.
+pub fn atomic_write_private<F>(path: &Path, write: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+{
+    write_atomically(path, true, write)
+}
+
+fn write_atomically<F>(path: &Path, private: bool, write: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+{
     let tmp = temp_path(path);
     let result = (|| {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent)?;
         }
-        let file = File::create(&tmp)?;
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if private {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            options.mode(0o600);
+            // A temporary file an interrupted write left keeps its mode when opened again.
+            if let Ok(meta) = fs::symlink_metadata(&tmp)
+                && meta.permissions().mode() & 0o077 != 0
+            {
+                fs::remove_file(&tmp)?;
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = private;
+        let file = options.open(&tmp)?;
         let mut writer = BufWriter::new(file);
         write(&mut writer)?;
         let file = writer.into_inner().map_err(|e| e.into_error())?;
@@ -365,6 +396,25 @@ impl<T: serde::Serialize + DeserializeOwned> JsonlLog<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_private_file_is_its_owners_alone_from_its_creation() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        // Even where an interrupted write left a readable temporary file.
+        std::fs::write(temp_path(&path), "old").unwrap();
+        atomic_write_private(&path, |w| {
+            let tmp = std::fs::metadata(temp_path(&path))?;
+            assert_eq!(tmp.permissions().mode() & 0o777, 0o600);
+            w.write_all(b"secret\n")
+        })
+        .unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "secret\n");
+    }
     use crate::Document;
 
     #[test]

@@ -46,6 +46,18 @@ pub enum Error {
     /// nor `detect.model`), or a value the types allow but a run cannot use.
     #[error("{0}")]
     Setting(String),
+    /// Another process is running in the run directory (it holds the lock).
+    #[error(
+        "run directory {} is in use by another kanon run (it holds the lock {}): wait for that run to finish, or give this one another directory",
+        dir.display(),
+        lock.display()
+    )]
+    Busy {
+        /// The run directory.
+        dir: std::path::PathBuf,
+        /// The lock file the other run holds.
+        lock: std::path::PathBuf,
+    },
     /// The user asked the run to stop (Ctrl-C); what was done is kept, and a rerun continues.
     #[error("interrupted in stage {stage}: rerun the same command to continue")]
     Interrupted {

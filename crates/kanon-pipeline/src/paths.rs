@@ -64,6 +64,12 @@ impl RunPaths {
             .join(format!("{name}.jsonl"))
     }
 
+    /// The lock a run holds on its directory while it runs (empty: the OS lock on it is what
+    /// counts, and it goes with the process).
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join("run.lock")
+    }
+
     /// The run's report as Markdown.
     pub fn report_markdown(&self) -> PathBuf {
         self.dir.join("report.md")

@@ -148,9 +148,20 @@ impl Pipeline {
         progress: &dyn Progress,
         on_event: &mut dyn FnMut(&Event<'_>),
     ) -> Result<RunReport> {
+        // The directory an earlier run left is locked before its records are read; a new one
+        // once made.
+        let mut lock = if self.paths.dir().exists() {
+            Some(self.lock()?)
+        } else {
+            None
+        };
         let plan = self.plan(options)?;
         on_event(&Event::Plan(&plan));
         std::fs::create_dir_all(self.paths.dir()).with_path(self.paths.dir())?;
+        if lock.is_none() {
+            lock = Some(self.lock()?);
+        }
+        let _lock = lock;
         kanon_core::config::save(&self.paths.dir().join("config.toml"), &self.config)?;
         let mut rows = Vec::new();
         for planned in &plan {
@@ -186,6 +197,29 @@ impl Pipeline {
             markdown: &self.paths.report_markdown(),
         });
         Ok(report)
+    }
+
+    /// Takes the run directory for this process: an exclusive lock on its `run.lock`, which the
+    /// OS releases when the file is closed or the process ends. Fails at once when another run
+    /// holds it.
+    fn lock(&self) -> Result<std::fs::File> {
+        let path = self.paths.lock();
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_path(&path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => Err(Error::Busy {
+                dir: self.paths.dir().to_path_buf(),
+                lock: path,
+            }),
+            Err(std::fs::TryLockError::Error(source)) => {
+                Err(kanon_core::Error::io(&path, source).into())
+            }
+        }
     }
 
     /// Runs one stage between its two records (running, then done with its time, peak memory

@@ -586,7 +586,8 @@ impl Finished {
             .unzip();
         if let Some(path) = &job.audit {
             let audits: Vec<AuditDocument> = audits.into_iter().flatten().collect();
-            kanon_core::io::atomic_write(path, |writer| {
+            // As sensitive as the input: its owner's alone.
+            kanon_core::io::atomic_write_private(path, |writer| {
                 kanon_core::io::write_jsonl(writer, &audits)
             })?;
         }
