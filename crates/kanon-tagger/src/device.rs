@@ -258,14 +258,15 @@ mod tests {
         }
     }
 
-    /// A runtime the build lacks is refused by name; one it has resolves every device this machine
+    /// A runtime the build lacks (`compiled` false) is refused by name; one it has resolves every device this machine
     /// has to that device (never to the CPU) and refuses the index past the last one, saying how
     /// many there are and, when there are none, what to install.
-    fn check_runtime(runtime: &str, choice: fn(usize) -> DeviceChoice, none_hint: &str) {
-        let compiled = match runtime {
-            "cuda" => cfg!(feature = "cuda"),
-            _ => cfg!(feature = "wgpu"),
-        };
+    fn check_runtime(
+        runtime: &str,
+        compiled: bool,
+        choice: fn(usize) -> DeviceChoice,
+        none_hint: &str,
+    ) {
         assert_eq!(
             compiled_runtimes().contains(&runtime),
             compiled,
@@ -300,8 +301,9 @@ mod tests {
 
     #[test]
     fn each_runtime_resolves_its_devices_or_says_why_not() {
-        check_runtime("cuda", DeviceChoice::Cuda, "no NVIDIA driver found");
-        check_runtime("wgpu", DeviceChoice::Wgpu, "Vulkan loader");
+        let (cuda, wgpu) = (cfg!(feature = "cuda"), cfg!(feature = "wgpu"));
+        check_runtime("cuda", cuda, DeviceChoice::Cuda, "no NVIDIA driver found");
+        check_runtime("wgpu", wgpu, DeviceChoice::Wgpu, "Vulkan loader");
     }
 
     fn first_cuda() -> Option<Device> {
