@@ -20,7 +20,7 @@ const SCRIPTED: &str = r#"{"backend": "scripted", "name": "cli-test",
     ["Phrase: Labour Party", "1. a Norwegian political party\n2. a political party"],
     ["Phrase: Bergen", "1. a Norwegian city\n2. a European city"],
     ["[[a city in northern Norway]]", "1. Tromsø\n2. Bodø"],
-    ["[[Norwegian political party]]", "1. the Labour Party"]
+    ["[[a Norwegian political party]]", "1. the Labour Party"]
   ],
   "fallback": "1. Oslo\n2. 1999-01-01"}"#;
 
@@ -91,7 +91,7 @@ fn sanitizes_detector_spans_and_reruns_from_the_cache() {
         texts,
         [
             "PERSON 1 was born in a Norwegian city in August 2003 and joined a political party.",
-            "PERSON 1 moved to a city in Norway in the late 1990s.",
+            "PERSON 1 moved to a city in Hordaland in the late 1990s.",
             "Nothing to hide here.",
         ]
     );

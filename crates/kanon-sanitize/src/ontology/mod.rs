@@ -85,8 +85,8 @@ impl Rung {
 
 /// The rungs the hierarchies give for a mention of `entity_type`, most specific first (none when
 /// the mention is in no hierarchy). A place name tagged as an organisation (a club, a council) is
-/// not climbed as a place: `a city in Italy` is not true of Genoa's football club. A country is,
-/// as `a country` (`represented the United States`).
+/// not climbed as a city or region: `a city in Italy` is not true of Genoa's football club. A
+/// country is, as `a country` (`represented the United States`).
 pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     let vocabulary = Vocabulary::embedded();
     let surface = surface.trim();
@@ -95,19 +95,14 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
         .or_else(|| surface.strip_prefix("The "))
         .unwrap_or(surface);
     let found = match entity_type {
-        EntityType::Loc => vocabulary
-            .country(bare)
-            .map(places::country)
-            .or_else(|| places::city(vocabulary, bare))
-            .or_else(|| places::first_level_region(vocabulary, bare)),
-        EntityType::Org | EntityType::Misc => organizations::listed(vocabulary, bare)
+        EntityType::Loc => place(vocabulary, bare),
+        // A detector's miscellany that names a place is most likely a mistyped place.
+        EntityType::Misc => organizations::listed(vocabulary, bare)
             .or_else(|| awards::rungs(vocabulary, bare))
+            .or_else(|| place(vocabulary, bare)),
+        EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
-            .or_else(|| {
-                (entity_type == EntityType::Org)
-                    .then(|| organizations::by_name(vocabulary, bare))
-                    .flatten()
-            }),
+            .or_else(|| organizations::by_name(vocabulary, bare)),
         EntityType::Dem => {
             places::demonym(vocabulary, bare).or_else(|| people::hypernyms(vocabulary, bare))
         }
@@ -115,6 +110,15 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
         EntityType::Person | EntityType::Code | EntityType::Datetime => None,
     };
     found.unwrap_or_default()
+}
+
+/// A country's, a city's or a first-level region's rungs, in that order of readings.
+fn place(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    vocabulary
+        .country(name)
+        .map(places::country)
+        .or_else(|| places::city(vocabulary, name))
+        .or_else(|| places::first_level_region(vocabulary, name))
 }
 
 /// The phrases of [`kg_rungs`].
