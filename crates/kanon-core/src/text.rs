@@ -193,6 +193,34 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// The English number words from one to nineteen, in order: `ONE_TO_NINETEEN[n - 1]` is `n`.
+pub const ONE_TO_NINETEEN: [&str; 19] = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+/// The English tens from twenty to ninety, in order: `TENS[n - 2]` is `10 n`.
+pub const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
 /// English function words (folded): what word-level measures and detectors skip.
 pub const STOPWORDS: &[&str] = &[
     "a",

@@ -429,39 +429,13 @@ fn joins_number(chars: &[char], i: usize) -> bool {
     digits_before > 0 && digits_after > 0 && !two_years
 }
 
-/// Words for numbers a quantity's unit follows ("seven years").
-const NUMBER_WORDS: [&str; 30] = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "dozen",
-];
+/// Whether a word is a number a quantity's unit follows ("seven years", "a dozen eggs").
+fn is_number_word(word: &str) -> bool {
+    use kanon_core::text::{ONE_TO_NINETEEN, TENS};
+    ONE_TO_NINETEEN.contains(&word)
+        || TENS.contains(&word)
+        || matches!(word, "hundred" | "thousand" | "dozen")
+}
 
 /// Units that belong to the number before them: a duration ("18 months"), an amount ("$145
 /// million"), a measure ("1.80 m", "80 kg"). Counted things ("108 games") are not units.
@@ -478,7 +452,7 @@ fn unit_end(chars: &[char], span: Span) -> usize {
         && last_word
             .chars()
             .all(|c| c.is_ascii_digit() || NUMBER_JOINERS.contains(&c) || CURRENCY.contains(&c));
-    let number_word = NUMBER_WORDS.contains(&last_word.to_lowercase().as_str());
+    let number_word = is_number_word(&last_word.to_lowercase());
     if !(numeric || number_word) {
         return span.end;
     }

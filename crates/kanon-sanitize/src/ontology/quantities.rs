@@ -4,33 +4,10 @@
 //! `two` → `fewer than ten`; `45%` → `more than 40%`. Ranges, ordinals, decimals and `one` are
 //! left to the other sources.
 
+use kanon_core::text::{ONE_TO_NINETEEN, TENS};
+
 use super::{Rung, RungSource};
 
-const SMALL: [&str; 20] = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-];
-const TENS: [&str; 8] = [
-    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-];
 const SCALES: [&str; 4] = ["thousand", "million", "billion", "trillion"];
 
 /// A quantity as stated: `$`, 145, `million`, `films`.
@@ -122,14 +99,14 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
 
 /// `two` → 2, `forty-five` → 45.
 fn number_word(word: &str) -> Option<u64> {
-    if let Some(i) = SMALL.iter().position(|w| *w == word) {
-        return Some(i as u64);
+    if let Some(i) = ONE_TO_NINETEEN.iter().position(|w| *w == word) {
+        return Some(i as u64 + 1);
     }
     let (tens, unit) = word.split_once('-').unwrap_or((word, ""));
     let tens = TENS.iter().position(|w| *w == tens)? as u64 * 10 + 20;
     let unit = match unit {
         "" => 0,
-        unit => SMALL[1..10].iter().position(|w| *w == unit)? as u64 + 1,
+        unit => ONE_TO_NINETEEN[..9].iter().position(|w| *w == unit)? as u64 + 1,
     };
     Some(tens + unit)
 }
