@@ -157,7 +157,7 @@ pub fn copies_example(entity_type: EntityType, span: &str, candidate: &str) -> b
 /// Whether `true_of` holds of `span` by kanon's vocabularies.
 fn true_of_span(true_of: TrueOf, span: &str) -> bool {
     let vocabulary = Vocabulary::embedded();
-    let bare = bare_name(span);
+    let bare = crate::ontology::bare_name(span);
     match true_of {
         TrueOf::Example => false,
         TrueOf::Broad => true,
@@ -201,14 +201,6 @@ fn true_of_span(true_of: TrueOf, span: &str) -> bool {
             leading_number(span).is_some_and(|number| above < number && number < below)
         }
     }
-}
-
-/// `the Netherlands` → `Netherlands`.
-fn bare_name(span: &str) -> &str {
-    let span = span.trim();
-    span.strip_prefix("the ")
-        .or_else(|| span.strip_prefix("The "))
-        .unwrap_or(span)
 }
 
 /// Whether a country is one of `areas`, or lies in one of them (its UN sub-region or region).

@@ -20,6 +20,7 @@ use crate::edit::{Edit, Reason, SanitizedDocument};
 use crate::error::{Error, Result};
 use crate::group::{EntityGroup, Mention, group_mentions};
 use crate::matching::{MatchConfig, guess_matches};
+use crate::ontology::Rung;
 use crate::parse::{PhraseLimits, contains_phrase, parse_guesses, parse_phrase_list};
 use crate::prompt;
 use crate::render::{Replacement, render, render_with_ranges};
@@ -370,13 +371,17 @@ impl<'m> Sanitizer<'m> {
         } else {
             CandidateSource::Model
         };
-        let proposed: Vec<(String, CandidateSource)> = match ladder {
+        let proposed = match ladder {
             Some(date) => {
                 stats.ladder_entities += 1;
-                date.ladder(self.config.candidates)
-                    .into_iter()
-                    .map(|rung| (rung, CandidateSource::DateLadder))
-                    .collect()
+                Proposed {
+                    candidates: date
+                        .ladder(self.config.candidates)
+                        .into_iter()
+                        .map(|rung| (rung, CandidateSource::DateLadder))
+                        .collect(),
+                    rungs: Vec::new(),
+                }
             }
             None => {
                 let span = entities.mentions[representative].span;
@@ -397,16 +402,16 @@ impl<'m> Sanitizer<'m> {
         span: kanon_core::Span,
         surface: &str,
         stats: &mut SanitizeStats,
-    ) -> Result<Vec<(String, CandidateSource)>> {
+    ) -> Result<Proposed> {
         let sources = self.config.candidate_sources;
         // `a city in Norway` cannot stand where the span is a modifier (`an Oslo suburb`);
         // a demonym's rungs are adjectives, which can.
         let noun_phrase_misfits =
             entity_type != EntityType::Dem && used_as_modifier(text, span.end);
-        let rungs: Vec<String> = if sources == CandidateSources::Model || noun_phrase_misfits {
+        let rungs: Vec<Rung> = if sources == CandidateSources::Model || noun_phrase_misfits {
             Vec::new()
         } else {
-            crate::ontology::kg_candidates(entity_type, surface)
+            crate::ontology::kg_rungs(entity_type, surface)
         };
         if !rungs.is_empty() {
             stats.kg_entities += 1;
@@ -422,7 +427,11 @@ impl<'m> Sanitizer<'m> {
             // Parse a few more than needed: some will be filtered out below.
             generated = parse_phrase_list(&answer, &self.limits(self.config.candidates * 2));
         }
-        Ok(merge_by_specificity(rungs, generated))
+        let texts = rungs.iter().map(|rung| rung.text.clone()).collect();
+        Ok(Proposed {
+            candidates: merge_by_specificity(texts, generated),
+            rungs,
+        })
     }
 
     /// The request for generalizations of `surface`, the span at `span` of `text`, in the
@@ -470,22 +479,15 @@ impl<'m> Sanitizer<'m> {
         entity_type: EntityType,
         surface: &str,
         masked: &MaskedStrings,
-        proposed: Vec<(String, CandidateSource)>,
+        proposed: Proposed,
         stats: &mut SanitizeStats,
     ) -> (Vec<String>, Vec<AuditCandidate>) {
         let wanted = self.config.candidates;
         let mut kept: Vec<(String, usize)> = Vec::new();
         let mut from_model = 0;
-        let mut audit = Vec::with_capacity(proposed.len());
-        let hierarchy = if proposed
-            .iter()
-            .any(|(_, source)| *source == CandidateSource::KnowledgeGraph)
-        {
-            crate::ontology::kg_rungs(entity_type, surface)
-        } else {
-            Vec::new()
-        };
-        for (candidate, source) in proposed {
+        let Proposed { candidates, rungs } = proposed;
+        let mut audit = Vec::with_capacity(candidates.len());
+        for (candidate, source) in candidates {
             let rejected = if masked.revealed_by(&candidate) {
                 Some(Rejection::RevealsOriginal)
             } else if source == CandidateSource::Model
@@ -522,7 +524,7 @@ impl<'m> Sanitizer<'m> {
                 }
             }
             let rung_source = (source == CandidateSource::KnowledgeGraph)
-                .then(|| hierarchy.iter().find(|rung| rung.text == candidate))
+                .then(|| rungs.iter().find(|rung| rung.text == candidate))
                 .flatten()
                 .map(|rung| rung.source);
             audit.push(AuditCandidate {
@@ -707,6 +709,13 @@ impl<'m> Sanitizer<'m> {
             recovered,
         })
     }
+}
+
+/// What an entity's sources propose: every candidate in order with its source, and the
+/// hierarchies' rungs among them with the tables that make them true, for the audit.
+struct Proposed {
+    candidates: Vec<(String, CandidateSource)>,
+    rungs: Vec<Rung>,
 }
 
 /// The candidates of kanon's hierarchies (`rungs`, most specific first) and of the model

@@ -90,10 +90,7 @@ impl Rung {
 pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     let vocabulary = Vocabulary::embedded();
     let surface = surface.trim();
-    let bare = surface
-        .strip_prefix("the ")
-        .or_else(|| surface.strip_prefix("The "))
-        .unwrap_or(surface);
+    let bare = bare_name(surface);
     let found = match entity_type {
         EntityType::Loc => place(vocabulary, bare),
         // A detector's miscellany that names a place is most likely a mistyped place.
@@ -127,6 +124,14 @@ pub fn kg_candidates(entity_type: EntityType, surface: &str) -> Vec<String> {
         .into_iter()
         .map(|rung| rung.text)
         .collect()
+}
+
+/// A name without its leading article: `the Netherlands` → `Netherlands`.
+pub(crate) fn bare_name(name: &str) -> &str {
+    let name = name.trim();
+    name.strip_prefix("the ")
+        .or_else(|| name.strip_prefix("The "))
+        .unwrap_or(name)
 }
 
 /// `a` or `an` before a phrase, by its sound.
