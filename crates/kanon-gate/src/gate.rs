@@ -1,0 +1,718 @@
+//! The gate on a batch of documents: attack each sanitized output, escalate through the
+//! sanitizer's own rendering while an attacker succeeds, and certify the outcome.
+//!
+//! One escalation per document per round: while the KG attacker objects, the KG term whose
+//! removal leaves Algorithm 1 the fewest objections goes — its entity climbs one rung (a floor
+//! on its candidates, past the last one its label) where it stands inside a replacement, or its
+//! words are masked where it stands in the text; once the KG is satisfied and a
+//! re-identification attacker still succeeds, the `words_per_round` words the attackers
+//! together lean on most are masked. Every attacker reads each round's outputs in one batch.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+
+use kanon_core::Span;
+use kanon_sanitize::{Constraints, Mention, Reason, SanitizedDocument, Sanitized, Sanitizer};
+
+use crate::certificate::{
+    AttackerOutcome, CapReason, Certificate, Escalation, KgCertificate, OutputSpan, Status,
+    WordsChanged,
+};
+use crate::config::GateConfig;
+use crate::error::{Error, Result};
+use crate::kg::{KgAttacker, KgVerdict};
+use crate::reid::{Bm25Attacker, ReidAttacker, first, rank, rival};
+
+/// The name of the re-identification attackers together.
+pub const ENSEMBLE: &str = "ensemble";
+
+/// A document to certify.
+#[derive(Debug, Clone, Copy)]
+pub struct GateInput<'d> {
+    /// Its id.
+    pub id: &'d str,
+    /// Its original text.
+    pub text: &'d str,
+    /// Its spans, as the sanitizer takes them.
+    pub mentions: &'d [Mention],
+    /// Its person in the background, when known.
+    pub person: Option<usize>,
+}
+
+/// A certified document: the output (as `kanon sanitize` writes it) and its certificate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gated {
+    /// The certified output.
+    pub document: SanitizedDocument,
+    /// What the gate found and did.
+    pub certificate: Certificate,
+}
+
+/// The attackers and the sanitizer a gate runs with.
+pub struct Gate<'a> {
+    config: GateConfig,
+    sanitizer: &'a Sanitizer<'a>,
+    kg: Option<KgAttacker<'a>>,
+    /// The re-identification attackers, in the config's order.
+    attackers: Vec<&'a dyn ReidAttacker>,
+    /// Words as BM25 reads them, and their weights: the guide's lexical half (whether or not
+    /// BM25 is among the attackers).
+    lexicon: Option<&'a Bm25Attacker>,
+}
+
+impl std::fmt::Debug for Gate<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("config", &self.config)
+            .field("kg", &self.kg.is_some())
+            .field(
+                "attackers",
+                &self.attackers.iter().map(|a| a.name()).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the attackers found on one output.
+#[derive(Debug, Clone)]
+struct Observation {
+    kg: Option<KgVerdict>,
+    /// Per re-identification attacker: the person's rank (to the recorded depth), whether it
+    /// succeeded, and its scores.
+    reid: Vec<(Option<usize>, bool, Vec<f32>)>,
+}
+
+impl Observation {
+    fn kg_fails(&self) -> bool {
+        self.kg.as_ref().is_some_and(|kg| !kg.passes())
+    }
+
+    fn reid_fails(&self) -> bool {
+        self.reid.iter().any(|(_, succeeded, _)| *succeeded)
+    }
+}
+
+/// A masked original span and the escalation that asked for it.
+#[derive(Debug, Clone)]
+enum Pending {
+    Rung {
+        round: usize,
+        entity: String,
+        from: Option<usize>,
+        to: Option<usize>,
+    },
+    Mask {
+        round: usize,
+        by: &'static str,
+        spans: Vec<Span>,
+    },
+}
+
+struct State {
+    constraints: Constraints,
+    sanitized: Sanitized,
+    escalations: Vec<Pending>,
+    before: Option<Observation>,
+    words_before: f64,
+    outcome: Option<(Status, Option<CapReason>, Observation)>,
+    rounds: usize,
+}
+
+impl<'a> Gate<'a> {
+    /// A gate re-rendering through `sanitizer`, with the KG attacker when `kg` is given and the
+    /// `attackers` (scoring the background's people); `lexicon` is the BM25 index whose
+    /// tokenizer and weights guide masking (needed with any re-identification attacker).
+    pub fn new(
+        config: GateConfig,
+        sanitizer: &'a Sanitizer<'a>,
+        kg: Option<KgAttacker<'a>>,
+        attackers: Vec<&'a dyn ReidAttacker>,
+        lexicon: Option<&'a Bm25Attacker>,
+    ) -> Result<Self> {
+        config.validate().map_err(Error::Config)?;
+        if !attackers.is_empty() && lexicon.is_none() {
+            return Err(Error::Config(
+                "re-identification attackers need the background's BM25 index to guide masking"
+                    .into(),
+            ));
+        }
+        if kg.is_none() && attackers.is_empty() {
+            return Err(Error::Config("a gate needs at least one attacker".into()));
+        }
+        Ok(Gate {
+            config,
+            sanitizer,
+            kg,
+            attackers,
+            lexicon,
+        })
+    }
+
+    /// The gate's config.
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
+    /// Certifies a batch of documents. Each document's outcome depends on it alone (not on
+    /// the batch), so a run cut into other batches certifies the same.
+    pub fn certify(&self, docs: &[GateInput<'_>]) -> Result<Vec<Gated>> {
+        let mut states = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let constraints = Constraints::default();
+            let sanitized = self.render(doc, &constraints)?;
+            let words_before = words_changed(doc.text, &sanitized.document);
+            states.push(State {
+                constraints,
+                sanitized,
+                escalations: Vec::new(),
+                before: None,
+                words_before,
+                outcome: None,
+                rounds: 0,
+            });
+        }
+        for round in 0..=self.config.max_rounds {
+            let active: Vec<usize> = (0..docs.len())
+                .filter(|&i| states[i].outcome.is_none())
+                .collect();
+            if active.is_empty() {
+                break;
+            }
+            let observations = self.observe(docs, &states, &active)?;
+            for (i, observation) in active.into_iter().zip(observations) {
+                let state = &mut states[i];
+                if state.before.is_none() {
+                    state.before = Some(observation.clone());
+                }
+                if !observation.kg_fails() && !observation.reid_fails() {
+                    let status = if state.escalations.is_empty() {
+                        Status::Passed
+                    } else {
+                        Status::Escalated
+                    };
+                    state.outcome = Some((status, None, observation));
+                } else if round == self.config.max_rounds {
+                    state.outcome = Some((Status::Capped, Some(CapReason::Rounds), observation));
+                } else if let Some(reason) = self.escalate(&docs[i], state, &observation, round + 1)? {
+                    state.outcome = Some((Status::Capped, Some(reason), observation));
+                } else {
+                    state.rounds = round + 1;
+                }
+            }
+        }
+        Ok(docs
+            .iter()
+            .zip(states)
+            .map(|(doc, state)| self.finish(doc, state))
+            .collect())
+    }
+
+    fn render(&self, doc: &GateInput<'_>, constraints: &Constraints) -> Result<Sanitized> {
+        self.sanitizer
+            .sanitize_constrained(doc.id, doc.text, doc.mentions, constraints)
+            .map_err(Error::Sanitize)
+    }
+
+    /// Every attacker on the active documents' outputs, one batch per attacker.
+    fn observe(
+        &self,
+        docs: &[GateInput<'_>],
+        states: &[State],
+        active: &[usize],
+    ) -> Result<Vec<Observation>> {
+        let texts: Vec<&str> = active
+            .iter()
+            .map(|&i| states[i].sanitized.document.text.as_str())
+            .collect();
+        let mut per_attacker = Vec::with_capacity(self.attackers.len());
+        for attacker in &self.attackers {
+            per_attacker.push(attacker.scores(&texts)?);
+        }
+        let mut observations = Vec::with_capacity(active.len());
+        for (slot, &i) in active.iter().enumerate() {
+            let kg = self
+                .kg
+                .as_ref()
+                .map(|kg| kg.check(docs[i].id, texts[slot]));
+            let reid = self
+                .attackers
+                .iter()
+                .zip(&mut per_attacker)
+                .map(|(attacker, rows)| {
+                    let scores = std::mem::take(&mut rows[slot]);
+                    let (rank, succeeded) = self.judge(*attacker, &scores, docs[i].person);
+                    (rank, succeeded, scores)
+                })
+                .collect();
+            observations.push(Observation { kg, reid });
+        }
+        Ok(observations)
+    }
+
+    /// The person's rank (to the recorded depth) and whether the attacker succeeded.
+    fn judge(
+        &self,
+        attacker: &dyn ReidAttacker,
+        scores: &[f32],
+        person: Option<usize>,
+    ) -> (Option<usize>, bool) {
+        match person {
+            Some(person) => {
+                let rank = rank(scores, person);
+                (
+                    rank.filter(|&r| r <= self.config.rank_depth),
+                    rank.is_some_and(|r| r <= self.config.top_k),
+                )
+            }
+            None => (None, attacker.lead(scores) >= self.config.margin),
+        }
+    }
+
+    /// Makes one escalation and re-renders; returns why the document is capped when none can
+    /// be made.
+    fn escalate(
+        &self,
+        doc: &GateInput<'_>,
+        state: &mut State,
+        observation: &Observation,
+        round: usize,
+    ) -> Result<Option<CapReason>> {
+        let mut over_cap = false;
+        let attempts = if let Some(verdict) = observation.kg.as_ref().filter(|v| !v.passes()) {
+            self.kg_moves(doc, state, verdict, round)
+        } else {
+            self.reid_moves(doc, state, observation, round)?
+        };
+        for (constraints, pending) in attempts {
+            let sanitized = self.render(doc, &constraints)?;
+            let words = words_changed(doc.text, &sanitized.document);
+            let adds_words = words > words_changed(doc.text, &state.sanitized.document);
+            if adds_words && words > self.config.max_words_changed + 1e-12 {
+                over_cap = true;
+                continue;
+            }
+            // What each climbing entity took: a candidate, or past the last its label.
+            let pending = pending.into_iter().map(|p| match p {
+                Pending::Rung {
+                    round,
+                    entity,
+                    from,
+                    ..
+                } => {
+                    let to = sanitized
+                        .document
+                        .edits
+                        .iter()
+                        .find(|e| e.entity == entity)
+                        .and_then(|e| e.choice.filter(|_| e.reason != Reason::Escalated));
+                    Pending::Rung {
+                        round,
+                        entity,
+                        from,
+                        to,
+                    }
+                }
+                mask => mask,
+            }).collect::<Vec<_>>();
+            state.constraints = constraints;
+            state.sanitized = sanitized;
+            state.escalations.extend(pending);
+            return Ok(None);
+        }
+        Ok(Some(if over_cap {
+            CapReason::MaskingCap
+        } else {
+            CapReason::NothingLeft
+        }))
+    }
+
+    /// Escalations that would remove one KG term Algorithm 1 objects to, the most helpful
+    /// first: its entities climb a rung where it stands in a replacement, its words are masked
+    /// where it stands in the text.
+    fn kg_moves(
+        &self,
+        doc: &GateInput<'_>,
+        state: &State,
+        verdict: &KgVerdict,
+        round: usize,
+    ) -> Vec<(Constraints, Vec<Pending>)> {
+        let Some(kg) = &self.kg else {
+            return Vec::new();
+        };
+        let mut suspects: Vec<(usize, usize, u32)> = verdict
+            .suspects()
+            .into_iter()
+            .map(|term| {
+                let first = verdict.terms.iter().position(|&t| t == term).unwrap_or(0);
+                (kg.masks_without(doc.id, verdict, term), first, term)
+            })
+            .collect();
+        suspects.sort_unstable();
+        suspects
+            .into_iter()
+            .filter_map(|(_, _, term)| {
+                self.remove_spans(state, &verdict.occurrences(term), round, "kg")
+            })
+            .collect()
+    }
+
+    /// Constraints under which the output's `spans` are gone: entities whose replacement they
+    /// touch climb one rung, the rest of them is masked. None when nothing would change.
+    fn remove_spans(
+        &self,
+        state: &State,
+        spans: &[OutputSpan],
+        round: usize,
+        by: &'static str,
+    ) -> Option<(Constraints, Vec<Pending>)> {
+        let sanitized = &state.sanitized;
+        let mut constraints = state.constraints.clone();
+        let mut pending = Vec::new();
+        let mut climbed: BTreeSet<String> = BTreeSet::new();
+        let mut masked = Vec::new();
+        for span in spans {
+            let range = span.start..span.end;
+            let touched: Vec<usize> = sanitized
+                .replaced
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| overlaps(r, &range))
+                .map(|(e, _)| e)
+                .collect();
+            if touched.is_empty() {
+                if let Some(original) = sanitized.original_range(range) {
+                    masked.push(Span::new(original.start, original.end));
+                }
+                continue;
+            }
+            for e in touched {
+                let edit = &sanitized.document.edits[e];
+                if !climbed.insert(edit.entity.clone()) {
+                    continue;
+                }
+                let Some(choice) = edit.choice else {
+                    // A label or a mask: nothing more general to climb to.
+                    continue;
+                };
+                let to = choice + 1;
+                constraints.floors.insert(edit.entity.clone(), to);
+                pending.push(Pending::Rung {
+                    round,
+                    entity: edit.entity.clone(),
+                    from: Some(choice),
+                    to: Some(to),
+                });
+            }
+        }
+        masked.retain(|span| !constraints.masked.contains(span));
+        if !masked.is_empty() {
+            constraints.masked.extend(masked.iter().copied());
+            pending.push(Pending::Mask {
+                round,
+                by,
+                spans: masked,
+            });
+        }
+        (!pending.is_empty()).then_some((constraints, pending))
+    }
+
+    /// Masks of the words the re-identification attackers lean on most, most helpful set
+    /// first, then smaller sets (so that a cap that refuses several words may allow one).
+    fn reid_moves(
+        &self,
+        doc: &GateInput<'_>,
+        state: &State,
+        observation: &Observation,
+        round: usize,
+    ) -> Result<Vec<(Constraints, Vec<Pending>)>> {
+        let ranked = self.guide(doc, state, observation)?;
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut moves = Vec::new();
+        let mut take = self.config.words_per_round.min(ranked.len());
+        while take > 0 {
+            let spans: Vec<OutputSpan> = ranked[..take]
+                .iter()
+                .flat_map(|word| word.iter().copied())
+                .collect();
+            if let Some(found) = self.remove_spans(state, &spans, round, "ensemble") {
+                moves.push(found);
+            }
+            take /= 2;
+        }
+        Ok(moves)
+    }
+
+    /// The output's words outside every replacement, grouped by form, ranked by how much the
+    /// attackers together lean on them: per attacker, the fall in the margin of its target
+    /// (the person, or its first candidate when the person is unknown) over its best other
+    /// candidate when the word goes, as a share of its largest; attackers still succeeding
+    /// weigh 1, the others 1/4; a word beside a replaced or masked span weighs
+    /// `1 + adjacency_bonus` times more. Only words some attacker leans on are returned.
+    fn guide(
+        &self,
+        doc: &GateInput<'_>,
+        state: &State,
+        observation: &Observation,
+    ) -> Result<Vec<Vec<OutputSpan>>> {
+        let Some(lexicon) = self.lexicon else {
+            return Ok(Vec::new());
+        };
+        let sanitized = &state.sanitized;
+        let text = &sanitized.document.text;
+        let chars: Vec<char> = text.chars().collect();
+        // Candidate words: outside replacements, mappable to the original, not function words.
+        let mut forms: Vec<(String, Vec<OutputSpan>)> = Vec::new();
+        for token in lexicon.tokens(text)? {
+            let range = token.chars.clone();
+            if sanitized.replaced.iter().any(|r| overlaps(r, &range))
+                || kanon_core::text::is_stopword(&token.form)
+                || sanitized.original_range(range.clone()).is_none()
+            {
+                continue;
+            }
+            let span = OutputSpan {
+                start: range.start,
+                end: range.end,
+            };
+            match forms.iter_mut().find(|(form, _)| *form == token.form) {
+                Some((_, spans)) => spans.push(span),
+                None => forms.push((token.form, vec![span])),
+            }
+        }
+        if forms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut combined = vec![0f64; forms.len()];
+        // The BM25 weights of each form for a person.
+        let lexical = |person: usize| -> Result<Vec<f64>> {
+            forms
+                .iter()
+                .map(|(form, _)| Ok(f64::from(lexicon.weight(form, person)?)))
+                .collect()
+        };
+        for (attacker, (_, succeeded, scores)) in self.attackers.iter().zip(&observation.reid) {
+            let Some(target) = doc.person.or_else(|| first(scores)) else {
+                continue;
+            };
+            let drops: Vec<f64> = if attacker.name() == "bm25" {
+                let own = lexical(target)?;
+                let other = match rival(scores, target) {
+                    Some(r) => lexical(r)?,
+                    None => vec![0.0; forms.len()],
+                };
+                own.iter().zip(&other).map(|(a, b)| a - b).collect()
+            } else {
+                self.leave_one_out(*attacker, &chars, &forms, scores, target, &lexical(target)?)?
+            };
+            let top = drops.iter().copied().fold(0f64, f64::max);
+            if top <= 0.0 {
+                continue;
+            }
+            let weight = if *succeeded { 1.0 } else { 0.25 };
+            for (total, drop) in combined.iter_mut().zip(&drops) {
+                *total += weight * drop.max(0.0) / top;
+            }
+        }
+        let beside = |span: &OutputSpan| {
+            sanitized.replaced.iter().any(|r| {
+                let gap = if r.end <= span.start {
+                    r.end..span.start
+                } else if span.end <= r.start {
+                    span.end..r.start
+                } else {
+                    return true;
+                };
+                gap.len() <= 3
+                    && chars[gap]
+                        .iter()
+                        .all(|c| c.is_whitespace() || c.is_ascii_punctuation())
+            })
+        };
+        for ((_, spans), total) in forms.iter().zip(&mut combined) {
+            if spans.iter().any(beside) {
+                *total *= 1.0 + self.config.adjacency_bonus;
+            }
+        }
+        let mut order: Vec<usize> = (0..forms.len()).filter(|&f| combined[f] > 0.0).collect();
+        // Heaviest first; ties to the word that comes first.
+        order.sort_by(|&a, &b| combined[b].total_cmp(&combined[a]).then(a.cmp(&b)));
+        Ok(order.into_iter().map(|f| forms[f].1.clone()).collect())
+    }
+
+    /// For a model that only scores whole texts: the fall of the target's margin when each
+    /// form is masked, for the `neural_candidates` forms BM25 weighs most for the target (the
+    /// others get 0), in one batch.
+    fn leave_one_out(
+        &self,
+        attacker: &dyn ReidAttacker,
+        chars: &[char],
+        forms: &[(String, Vec<OutputSpan>)],
+        scores: &[f32],
+        target: usize,
+        lexical: &[f64],
+    ) -> Result<Vec<f64>> {
+        let margin = |scores: &[f32]| -> f64 {
+            let own = f64::from(scores[target]);
+            match rival(scores, target) {
+                Some(r) => own - f64::from(scores[r]),
+                None => own,
+            }
+        };
+        let base = margin(scores);
+        let mut candidates: Vec<usize> = (0..forms.len()).collect();
+        candidates.sort_by(|&a, &b| lexical[b].total_cmp(&lexical[a]).then(a.cmp(&b)));
+        candidates.truncate(self.config.neural_candidates);
+        let placeholder = &self.sanitizer.config().placeholder;
+        let trials: Vec<String> = candidates
+            .iter()
+            .map(|&f| {
+                let mut out = String::with_capacity(chars.len());
+                let mut at = 0;
+                for span in &forms[f].1 {
+                    out.extend(&chars[at..span.start]);
+                    out += placeholder;
+                    at = span.end;
+                }
+                out.extend(&chars[at..]);
+                out
+            })
+            .collect();
+        let texts: Vec<&str> = trials.iter().map(String::as_str).collect();
+        let rows = attacker.scores(&texts)?;
+        let mut drops = vec![0.0; forms.len()];
+        for (&f, row) in candidates.iter().zip(rows) {
+            drops[f] = base - margin(&row);
+        }
+        Ok(drops)
+    }
+
+    /// The certificate of a finished document.
+    fn finish(&self, doc: &GateInput<'_>, state: State) -> Gated {
+        let (status, capped, after) = state
+            .outcome
+            .expect("every document ends passed, escalated or capped");
+        let before = state.before.unwrap_or_else(|| after.clone());
+        let sanitized = state.sanitized;
+        let kg = self.kg.as_ref().map(|kg| {
+            let verdict = after.kg.as_ref().expect("the KG attacker ran");
+            let reach = kg.reach(verdict);
+            KgCertificate {
+                k: self.config.k,
+                max_arity: self.config.max_arity,
+                objections_before: before.kg.as_ref().map_or(0, |v| v.decisions.masks.len()),
+                objections_after: verdict.decisions.masks.len(),
+                k_reached: reach.k_reached,
+                binding: reach.binding,
+            }
+        });
+        let mut attackers = BTreeMap::new();
+        for (a, attacker) in self.attackers.iter().enumerate() {
+            attackers.insert(
+                attacker.name().to_owned(),
+                AttackerOutcome {
+                    rank_before: before.reid[a].0,
+                    rank_after: after.reid[a].0,
+                    succeeded_before: before.reid[a].1,
+                    succeeded_after: after.reid[a].1,
+                },
+            );
+        }
+        if self.attackers.len() > 1 {
+            let best = |o: &Observation| o.reid.iter().filter_map(|r| r.0).min();
+            attackers.insert(
+                ENSEMBLE.to_owned(),
+                AttackerOutcome {
+                    rank_before: best(&before),
+                    rank_after: best(&after),
+                    succeeded_before: before.reid_fails(),
+                    succeeded_after: after.reid_fails(),
+                },
+            );
+        }
+        let escalations = state
+            .escalations
+            .into_iter()
+            .map(|pending| match pending {
+                Pending::Rung {
+                    round,
+                    entity,
+                    from,
+                    to,
+                } => Escalation::Rung {
+                    round,
+                    by: "kg".into(),
+                    entity,
+                    from,
+                    to,
+                },
+                Pending::Mask { round, by, spans } => Escalation::Mask {
+                    round,
+                    by: by.into(),
+                    words: spans
+                        .iter()
+                        .filter_map(|span| output_of(&sanitized, span))
+                        .collect(),
+                },
+            })
+            .collect();
+        let words_after = words_changed(doc.text, &sanitized.document);
+        Gated {
+            certificate: Certificate {
+                id: doc.id.to_owned(),
+                status,
+                capped,
+                rounds: state.rounds,
+                person_known: doc.person.is_some(),
+                kg,
+                attackers,
+                escalations,
+                words_changed: WordsChanged {
+                    before: state.words_before,
+                    after: words_after,
+                },
+            },
+            document: sanitized.document,
+        }
+    }
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// Where the mask of an original span stands in the output: the replacement of the edit that
+/// covers it.
+fn output_of(sanitized: &Sanitized, span: &Span) -> Option<OutputSpan> {
+    sanitized
+        .document
+        .edits
+        .iter()
+        .zip(&sanitized.replaced)
+        .find(|(edit, _)| edit.start <= span.start && span.end <= edit.end)
+        .map(|(_, range)| OutputSpan {
+            start: range.start,
+            end: range.end,
+        })
+}
+
+/// The share of the original's words (runs of letters and digits) an edit touches, as
+/// `kanon eval utility` counts them.
+pub fn words_changed(original: &str, document: &SanitizedDocument) -> f64 {
+    let chars: Vec<char> = original.chars().collect();
+    let words = kanon_core::text::word_ranges(&chars);
+    if words.is_empty() {
+        return 0.0;
+    }
+    let changed = words
+        .iter()
+        .filter(|word| {
+            document
+                .edits
+                .iter()
+                .any(|edit| edit.start < word.end && word.start < edit.end)
+        })
+        .count();
+    changed as f64 / words.len() as f64
+}
