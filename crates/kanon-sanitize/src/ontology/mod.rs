@@ -26,10 +26,12 @@
 //! ```
 
 mod awards;
+mod named;
 mod organizations;
 mod people;
 mod places;
 mod quantities;
+mod religions;
 
 use kanon_core::EntityType;
 use kanon_kg::vocab::Vocabulary;
@@ -52,6 +54,11 @@ pub enum RungSource {
     OrganizationList,
     /// kanon's list of awards (`kg/vocab/awards.tsv`).
     AwardList,
+    /// WordNet 3.0's proper names and the kinds it says they are (`kg/vocab/wordnet_names.tsv`):
+    /// `Thames` → `a river`, `Hindi` → `an Indic language`.
+    WordNetNames,
+    /// kanon's list of religions and beliefs (`kg/vocab/religions.tsv`).
+    ReligionList,
     /// The kind a name itself states (`… University`, `… Party`, `… Prize`).
     StatedKind,
     /// A range around a number the span states.
@@ -92,17 +99,22 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     let surface = surface.trim();
     let bare = bare_name(surface);
     let found = match entity_type {
-        EntityType::Loc => place(vocabulary, bare),
+        EntityType::Loc => {
+            place(vocabulary, bare).or_else(|| named::rungs(vocabulary, entity_type, bare))
+        }
         // A detector's miscellany that names a place is most likely a mistyped place.
         EntityType::Misc => organizations::listed(vocabulary, bare)
             .or_else(|| awards::rungs(vocabulary, bare))
+            .or_else(|| religions::rungs(vocabulary, bare))
+            .or_else(|| named::rungs(vocabulary, entity_type, bare))
             .or_else(|| place(vocabulary, bare)),
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
-            .or_else(|| organizations::by_name(vocabulary, bare)),
-        EntityType::Dem => {
-            places::demonym(vocabulary, bare).or_else(|| people::hypernyms(vocabulary, bare))
-        }
+            .or_else(|| organizations::by_name(vocabulary, bare))
+            .or_else(|| named::rungs(vocabulary, entity_type, bare)),
+        EntityType::Dem => places::demonym(vocabulary, bare)
+            .or_else(|| people::hypernyms(vocabulary, bare))
+            .or_else(|| named::rungs(vocabulary, entity_type, bare)),
         EntityType::Quantity => quantities::ladder(surface),
         EntityType::Person | EntityType::Code | EntityType::Datetime => None,
     };

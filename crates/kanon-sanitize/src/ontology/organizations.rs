@@ -5,7 +5,7 @@
 
 use kanon_kg::vocab::{Country, Vocabulary};
 
-use super::places::climb;
+use super::places::{climb, place_name};
 use super::{Rung, RungSource};
 
 /// A listed organisation's rungs: its kind, then `an organization`.
@@ -23,96 +23,298 @@ pub(super) fn listed(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     Some(Rung::all(RungSource::OrganizationList, texts))
 }
 
-/// The rungs an organisation's name gives: the kind its head word names, placed in the country of
-/// a place the name holds.
+/// The rungs an organisation's name gives: the kind it states (its head word, a legal form, or a
+/// phrase such as `house of commons`), placed in the country of the places the name holds, then
+/// what that kind of organisation is (`a bank` → `a financial institution`). Case plays no part:
+/// `university of oslo` reads as `University of Oslo` does.
 pub(super) fn by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
-    let words: Vec<&str> = name.split_whitespace().collect();
-    let head = match words.iter().position(|w| *w == "of") {
-        Some(of) if of > 0 => words[of - 1],
-        _ => words.last()?,
-    };
-    let kind = kind_of(head)?;
-    let texts = match place_in(vocabulary, &words) {
-        Some(country) => climb(kind, country, true),
-        None => vec![kind.to_owned()],
-    };
+    let words: Vec<String> = kanon_core::text::words(name);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (kind, head) = stated_kind(vocabulary, &words)?;
+    if kind.needs_a_place && !place_before(vocabulary, &words, &head) {
+        return None;
+    }
+    let mut texts = Vec::new();
+    let rest: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !head.contains(i))
+        .map(|(_, word)| *word)
+        .collect();
+    match place_in(vocabulary, &rest) {
+        Some(Place {
+            country,
+            region: Some(region),
+        }) => {
+            texts.push(format!("{} in {}", kind.kind, place_name(&region)));
+            texts.extend(climb(kind.kind, country, true));
+        }
+        Some(Place {
+            country,
+            region: None,
+        }) => texts.extend(climb(kind.kind, country, true)),
+        None => texts.push(kind.kind.to_owned()),
+    }
+    texts.extend(kind.parents.iter().map(|parent| (*parent).to_owned()));
     Some(Rung::all(RungSource::StatedKind, texts))
 }
 
-/// The kind an organisation's head word names, with its article: only words that say what the organisation is (`Union` may be a country, `Congress` a
-/// party, so neither is here).
-fn kind_of(head: &str) -> Option<&'static str> {
-    let head = head
-        .trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    Some(match head.as_str() {
-        "university" => "a university",
-        "college" => "a college",
-        "school" => "a school",
-        "academy" => "an academy",
-        "institute" => "an institute",
-        "conservatory" | "conservatoire" => "a conservatory",
-        "seminary" => "a seminary",
-        "party" => "a political party",
-        "club" => "a club",
-        "league" => "a league",
-        "federation" => "a federation",
-        "association" => "an association",
-        "society" => "a society",
-        "foundation" => "a foundation",
-        "committee" => "a committee",
-        "commission" => "a commission",
-        "council" => "a council",
-        "agency" => "an agency",
-        "assembly" => "an assembly",
-        "parliament" => "a parliament",
-        "senate" => "a senate",
-        "court" => "a court",
-        "ministry" => "a ministry",
-        "government" => "a government",
-        "department" => "a department",
-        "army" => "an army",
-        "navy" => "a navy",
-        "police" => "a police force",
-        "bank" => "a bank",
-        "hospital" => "a hospital",
-        "museum" => "a museum",
-        "church" => "a church",
-        "orchestra" => "an orchestra",
-        "choir" => "a choir",
-        "records" => "a record label",
-        "radio" => "a radio broadcaster",
-        "television" | "tv" => "a television broadcaster",
-        "company" => "a company",
-        "corporation" => "a corporation",
+/// A kind of organisation a name can state, and what that kind is.
+struct Kind {
+    /// `a university`.
+    kind: &'static str,
+    /// Less specific kinds, nearest first: `an educational institution`.
+    parents: &'static [&'static str],
+    /// Whether the name states it only after a place (`Manchester United`: a club; `Americans
+    /// United`, an advocacy group, names no place).
+    needs_a_place: bool,
+}
+
+const fn kind(kind: &'static str, parents: &'static [&'static str]) -> Kind {
+    Kind {
+        kind,
+        parents,
+        needs_a_place: false,
+    }
+}
+
+const EDUCATION: &[&str] = &["an educational institution"];
+const GOVERNMENT: &[&str] = &["a government body"];
+const LEGISLATURE: &[&str] = &["a legislature"];
+const JUDICIARY: &[&str] = &["a judicial body"];
+const COMPANY: &[&str] = &["a company"];
+const PUBLICATION: &[&str] = &["a publication"];
+const FOOTBALL_CLUB: Kind = Kind {
+    kind: "a football club",
+    parents: &["a sports club"],
+    needs_a_place: true,
+};
+
+/// The kind a name states, and the positions of the words that state it. Checked in turn: a
+/// phrase naming a body (`house of commons`, `air force`), a company's legal form at the end
+/// (`GmbH`, `S.A.`; not forms that are English words or associations: `Group`, `e.V.`), then the
+/// head word: the last word before `of`, `for`, `on`, `at` or `in`, else the last word.
+fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usize>)> {
+    const PHRASES: &[(&[&str], Kind)] = &[
+        (&["house", "of", "commons"], kind("a legislative chamber", LEGISLATURE)),
+        (&["house", "of", "lords"], kind("a legislative chamber", LEGISLATURE)),
+        (
+            &["house", "of", "representatives"],
+            kind("a legislative chamber", LEGISLATURE),
+        ),
+        (&["house", "of", "delegates"], kind("a legislative chamber", LEGISLATURE)),
+        (&["chamber", "of", "deputies"], kind("a legislative chamber", LEGISLATURE)),
+        (&["chamber", "of", "commerce"], kind("a chamber of commerce", &[])),
+        (&["legislative", "assembly"], kind("a legislative assembly", LEGISLATURE)),
+        (&["national", "assembly"], kind("a national assembly", LEGISLATURE)),
+        (&["air", "force"], kind("an air force", &["a military branch"])),
+        (&["stock", "exchange"], kind("a stock exchange", &[])),
+        (&["broadcasting", "corporation"], kind("a broadcaster", &[])),
+        (&["broadcasting", "company"], kind("a broadcaster", &[])),
+        (&["record", "label"], kind("a record label", COMPANY)),
+        (&["football", "club"], FOOTBALL_CLUB),
+        (&["public", "prosecutor"], kind("a prosecution service", GOVERNMENT)),
+    ];
+    for (phrase, kind) in PHRASES {
+        if let Some(at) = words
+            .windows(phrase.len())
+            .position(|window| window == *phrase)
+        {
+            return Some((clone(kind), (at..at + phrase.len()).collect()));
+        }
+    }
+    for len in (1..=4.min(words.len().saturating_sub(1))).rev() {
+        let tail = words[words.len() - len..].join(" ");
+        if vocabulary.is_company_suffix(&tail) && !NOT_LEGAL_FORMS.contains(&tail.as_str()) {
+            return Some((kind("a company", &[]), (words.len() - len..words.len()).collect()));
+        }
+    }
+    let cut = words
+        .iter()
+        .position(|w| matches!(*w, "of" | "for" | "on" | "at" | "in"));
+    let at = match cut {
+        Some(0) => return None,
+        Some(cut) => cut - 1,
+        None => words.len().checked_sub(1)?,
+    };
+    // A one-word name is its own head only where that word is a kind (`Parliament`), never a
+    // club's (`United`).
+    let kind = head_kind(words[at])?;
+    if kind.needs_a_place && words.len() < 2 {
+        return None;
+    }
+    Some((kind, vec![at]))
+}
+
+/// Legal forms in the suffix table that are English words, abbreviations of other things or
+/// associations rather than companies: a name ending in them states no company.
+const NOT_LEGAL_FORMS: &[&str] = &[
+    "group", "groep", "gruppen", "as", "ad", "me", "et", "ba", "ra", "ep", "con", "loc", "url",
+    "epic", "san", "ei", "sd", "tic", "og", "ry", "e v", "e g", "ky", "osk", "tmi", "pfa", "ca",
+];
+
+fn clone(kind: &Kind) -> Kind {
+    Kind { ..*kind }
+}
+
+/// The kind a head word names (lower-cased): only words that say what the organisation is
+/// (`Union` may be a country, `Congress` a party or a legislature, `Brothers` a band or a bank,
+/// so none of them is here). The kind words and their parents are general knowledge.
+fn head_kind(head: &str) -> Option<Kind> {
+    Some(match head {
+        "university" | "universities" => kind("a university", EDUCATION),
+        "college" => kind("a college", EDUCATION),
+        "school" => kind("a school", EDUCATION),
+        "polytechnic" => kind("a polytechnic", EDUCATION),
+        "conservatory" | "conservatoire" => kind("a conservatory", EDUCATION),
+        "seminary" => kind("a seminary", EDUCATION),
+        "academy" => kind("an academy", &[]),
+        "institute" => kind("an institute", &[]),
+        "laboratory" | "laboratories" => kind("a laboratory", &[]),
+        "observatory" => kind("an observatory", &[]),
+        "party" => kind("a political party", &[]),
+        "club" => kind("a club", &[]),
+        "league" => kind("a league", &[]),
+        "federation" => kind("a federation", &[]),
+        "association" => kind("an association", &[]),
+        "society" => kind("a society", &[]),
+        "foundation" => kind("a foundation", &[]),
+        "fund" => kind("a fund", &[]),
+        "trust" => kind("a trust", &[]),
+        "committee" => kind("a committee", &[]),
+        "commission" => kind("a commission", &[]),
+        "council" => kind("a council", &[]),
+        "movement" => kind("a movement", &[]),
+        "alliance" => kind("an alliance", &[]),
+        "coalition" => kind("a coalition", &[]),
+        "agency" => kind("an agency", &[]),
+        "bureau" => kind("a bureau", &[]),
+        "office" => kind("an office", &[]),
+        "directorate" => kind("a directorate", GOVERNMENT),
+        "inspectorate" => kind("an inspectorate", GOVERNMENT),
+        "authority" => kind("an authority", &[]),
+        "ministry" => kind("a ministry", GOVERNMENT),
+        "government" => kind("a government", &[]),
+        "cabinet" => kind("a cabinet", GOVERNMENT),
+        "department" => kind("a department", &[]),
+        "municipality" => kind("a municipality", &[]),
+        "assembly" => kind("an assembly", &[]),
+        "parliament" => kind("a parliament", LEGISLATURE),
+        "senate" => kind("a senate", LEGISLATURE),
+        "court" => kind("a court", JUDICIARY),
+        "tribunal" => kind("a tribunal", JUDICIARY),
+        "prosecutor's" => kind("a prosecution service", GOVERNMENT),
+        "army" => kind("an army", &[]),
+        "navy" => kind("a navy", &["a military branch"]),
+        "regiment" | "battalion" => kind("a military unit", &[]),
+        "police" => kind("a police force", &[]),
+        "gendarmerie" => kind("a gendarmerie", &[]),
+        "prison" => kind("a prison", &[]),
+        "bank" => kind("a bank", &["a financial institution"]),
+        "hospital" => kind("a hospital", &[]),
+        "clinic" => kind("a clinic", &[]),
+        "museum" => kind("a museum", &[]),
+        "gallery" => kind("a gallery", &[]),
+        "library" => kind("a library", &[]),
+        "theatre" | "theater" => kind("a theatre", &[]),
+        "church" => kind("a church", &[]),
+        "diocese" | "archdiocese" => kind("a diocese", &[]),
+        "orchestra" | "philharmonic" => kind("an orchestra", &["a musical ensemble"]),
+        "choir" => kind("a choir", &["a musical ensemble"]),
+        "band" => kind("a band", &["a musical ensemble"]),
+        "ballet" => kind("a ballet company", &[]),
+        "records" => kind("a record label", COMPANY),
+        "radio" => kind("a radio broadcaster", &[]),
+        "television" | "tv" => kind("a television broadcaster", &[]),
+        "news" => kind("a news organization", &[]),
+        "times" | "herald" | "tribune" | "gazette" | "chronicle" | "telegraph" | "courier"
+        | "post" | "guardian" | "observer" => kind("a newspaper", PUBLICATION),
+        "magazine" => kind("a magazine", PUBLICATION),
+        "journal" | "review" => kind("a periodical", PUBLICATION),
+        "press" | "publishing" | "publishers" | "books" => kind("a publisher", &[]),
+        "pictures" | "studios" => kind("a film studio", COMPANY),
+        "productions" => kind("a production company", COMPANY),
+        "company" | "corporation" | "corp" | "inc" | "incorporated" | "limited" | "ltd"
+        | "plc" | "llc" => kind("a company", &[]),
+        "industries" | "enterprises" => kind("a company", &[]),
+        "holdings" => kind("a holding company", COMPANY),
+        "airlines" | "airline" | "airways" => kind("an airline", COMPANY),
+        "motors" => kind("a vehicle manufacturer", COMPANY),
+        "pharmaceuticals" => kind("a pharmaceutical company", COMPANY),
+        "railway" | "railways" | "railroad" => kind("a railway", &[]),
+        "team" => kind("a team", &[]),
+        "fc" | "afc" | "cf" | "united" | "city" | "rovers" | "wanderers" | "albion"
+        | "hotspur" => FOOTBALL_CLUB,
         _ => return None,
     })
 }
 
-/// The country of the first place the name's words hold (longest first at each position): a
-/// country, a first-level region or a city.
-fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<&'v Country> {
-    for start in 0..words.len() {
+/// Whether a place stands right before the head (`Manchester United`), for kinds that need one.
+fn place_before(vocabulary: &Vocabulary, words: &[&str], head: &[usize]) -> bool {
+    let Some(&first) = head.first() else {
+        return false;
+    };
+    // The whole name is a place itself (`Kansas City`, `Mexico City`): no club.
+    let name = words.join(" ");
+    if vocabulary.city(&name).is_some() || vocabulary.first_level_region(&name).is_some() {
+        return false;
+    }
+    (1..=3.min(first)).any(|len| {
+        let before = &words[first - len..first];
+        place_in(vocabulary, before).is_some()
+    })
+}
+
+/// Where a name's places are: their one country, and the first-level region where one is named.
+struct Place<'v> {
+    country: &'v Country,
+    region: Option<String>,
+}
+
+/// The country of the places the name's words hold (longest first at each position): countries,
+/// their demonyms, first-level regions and cities. None when they disagree (`Victoria University
+/// of Wellington`: a Victoria elsewhere and Wellington) or a one-word place is also a common
+/// word (`Reading`, `Independence`): which the name means is not sure.
+fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>> {
+    let mut found: Option<Place<'v>> = None;
+    let mut start = 0;
+    while start < words.len() {
+        let mut matched = 0;
         for len in (1..=3.min(words.len() - start)).rev() {
-            let candidate = words[start..start + len].join(" ");
-            let candidate = candidate.trim_matches(|c: char| !c.is_alphanumeric());
-            if !candidate.starts_with(char::is_uppercase) || kind_of(candidate).is_some() {
+            let span = &words[start..start + len];
+            if span.iter().any(|w| FUNCTION_WORDS.contains(w) || head_kind(w).is_some()) {
                 continue;
             }
-            let country_name = if let Some(country) = vocabulary.country(candidate) {
-                Some(country.name.as_str())
-            } else if let Some(region) = vocabulary.first_level_region(candidate) {
-                Some(region.country.as_str())
-            } else {
-                vocabulary.city(candidate).map(|city| city.country.as_str())
-            };
-            if let Some(country) = country_name.and_then(|name| vocabulary.country(name)) {
-                return Some(country);
+            let candidate = span.join(" ");
+            if len == 1 && vocabulary.is_common_word_place(&candidate) {
+                continue;
             }
+            let (country_name, region) = if let Some(country) = vocabulary.country(&candidate) {
+                (country.name.as_str(), None)
+            } else if let Some(country) = vocabulary.country_of_demonym(&candidate) {
+                (country.name.as_str(), None)
+            } else if let Some(region) = vocabulary.first_level_region(&candidate) {
+                (region.country.as_str(), Some(region.name.clone()))
+            } else if let Some(city) = vocabulary.city(&candidate) {
+                (city.country.as_str(), None)
+            } else {
+                continue;
+            };
+            let country = vocabulary.country(country_name)?;
+            match &mut found {
+                Some(place) if place.country.name != country.name => return None,
+                Some(place) => place.region = place.region.take().or(region),
+                None => found = Some(Place { country, region }),
+            }
+            matched = len;
+            break;
         }
+        start += matched.max(1);
     }
-    None
+    found
 }
+
+const FUNCTION_WORDS: &[&str] = &["the", "of", "and", "for", "on", "at", "in", "de", "la", "le"];
 
 #[cfg(test)]
 mod tests {
@@ -131,21 +333,68 @@ mod tests {
         assert_eq!(
             texts("University of Michigan"),
             [
+                "a university in Michigan",
                 "a university in the United States",
                 "a university in Northern America",
                 "a university in the Americas",
-                "a university"
+                "a university",
+                "an educational institution"
             ]
         );
         assert_eq!(texts("University of Oslo")[0], "a university in Norway");
+        // Case plays no part.
+        assert_eq!(texts("university of oslo"), texts("University of Oslo"));
         assert_eq!(texts("Republican Party"), ["a political party"]);
         assert_eq!(
-            texts("Tamil Nadu Legislative Assembly")[0],
-            "an assembly in India"
+            texts("Tamil Nadu Legislative Assembly")[..2],
+            [
+                "a legislative assembly in Tamil Nadu",
+                "a legislative assembly in India"
+            ]
         );
         assert_eq!(texts("CBC Radio"), ["a radio broadcaster"]);
+        assert_eq!(
+            texts("Norwegian Labour Party")[0],
+            "a political party in Norway"
+        );
+        assert_eq!(texts("Bank of England")[0], "a bank in England");
+        assert_eq!(
+            texts("the House of Commons"),
+            ["a legislative chamber", "a legislature"]
+        );
         // No kind word: nothing, even with a place in the name.
         assert!(texts("Dallas Cowboys").is_empty());
         assert!(texts("Soviet Union").is_empty());
+    }
+
+    #[test]
+    fn places_that_disagree_or_are_common_words_place_nothing() {
+        // A Victoria elsewhere, and Wellington in New Zealand.
+        assert_eq!(
+            texts("Victoria University of Wellington"),
+            ["a university", "an educational institution"]
+        );
+        // Reading is a word before it is a town.
+        assert_eq!(texts("University of Reading")[0], "a university");
+    }
+
+    #[test]
+    fn companies_by_legal_form_and_clubs_by_place() {
+        assert_eq!(texts("Siemens AG"), ["a company"]);
+        assert_eq!(texts("acme gmbh"), ["a company"]);
+        // `Group` is a legal form in some lists and a band's word in others.
+        assert!(texts("Bilderberg Group").is_empty());
+        assert_eq!(
+            texts("Manchester United")[..2],
+            [
+                "a football club in the United Kingdom",
+                "a football club in Northern Europe"
+            ]
+        );
+        assert_eq!(texts("Manchester United").last().unwrap(), "a sports club");
+        // Not a place before `United`, and a city called `… City`.
+        assert!(texts("Americans United").is_empty());
+        assert!(texts("Kansas City").is_empty());
+        assert!(texts("United").is_empty());
     }
 }
