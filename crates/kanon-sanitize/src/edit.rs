@@ -31,6 +31,11 @@ pub enum Reason {
     NoCandidates,
     /// The `substitute` strategy: neighbours in meaning, numbers with other digits.
     Substituted,
+    /// A release gate ruled out every candidate of the entity; the type label is used.
+    Escalated,
+    /// Not a detected span: a release gate masked the word (an attacker leaned on it); the
+    /// placeholder is used.
+    Masked,
 }
 
 /// The replacement of one span, with how it was chosen: offsets, type, replacement and reason

@@ -62,5 +62,5 @@ pub use error::{Error, Result};
 pub use group::{EntityGroup, Mention, group_mentions};
 pub use job::{SanitizeJob, SanitizeSettings, SpanSource};
 pub use matching::{MatchConfig, MatchRule, guess_matches};
-pub use sanitizer::{SanitizeStats, Sanitized, Sanitizer};
+pub use sanitizer::{Constraints, SanitizeStats, Sanitized, Sanitizer};
 pub use summary::SanitizeSummary;

@@ -124,6 +124,59 @@ pub struct Sanitized {
     /// Where each edit's replacement stands in `document.text` (character ranges, edit order;
     /// empty for a deletion). Not written to the output: the edits' original offsets are.
     pub replaced: Vec<std::ops::Range<usize>>,
+    /// The text sanitized (for [`Sanitized::original_range`]); never written out.
+    original_text: String,
+}
+
+impl Sanitized {
+    /// The characters of the original that an output range (characters of `document.text`)
+    /// stands for, when it lies outside every replacement and reads the same there; `None`
+    /// when it touches a replacement or the rendering changed it (an article made to agree).
+    pub fn original_range(&self, output: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+        if output.start > output.end {
+            return None;
+        }
+        // Output and original advance together between replacements: shift by the last
+        // replacement ending at or before the range.
+        let mut shift: isize = 0;
+        for (edit, replaced) in self.document.edits.iter().zip(&self.replaced) {
+            if replaced.start < output.end && output.start < replaced.end {
+                return None;
+            }
+            if replaced.end <= output.start {
+                shift = edit.end as isize - replaced.end as isize;
+            }
+        }
+        let start = usize::try_from(output.start as isize + shift).ok()?;
+        let end = start + output.len();
+        let original: String = self
+            .original_text
+            .chars()
+            .skip(start)
+            .take(output.len())
+            .collect();
+        let shown: String = self
+            .document
+            .text
+            .chars()
+            .skip(output.start)
+            .take(output.len())
+            .collect();
+        (original == shown && original.chars().count() == output.len()).then_some(start..end)
+    }
+}
+
+/// What a release gate asks of the sanitizer after an attacker succeeded: entities kept from
+/// their more specific candidates, and further words masked. Entities are named by their
+/// labels (`LOC 2`), which the gate's masks do not change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Constraints {
+    /// For an entity, the most specific candidate (1-based rank) it may still take; past its
+    /// last candidate, its label ([`Reason::Escalated`]).
+    pub floors: std::collections::BTreeMap<String, usize>,
+    /// Character spans of the original text to mask with the placeholder ([`Reason::Masked`]),
+    /// their repeats too; one inside a mention is masked already.
+    pub masked: Vec<kanon_core::Span>,
 }
 
 /// One entity's decision.
@@ -139,6 +192,8 @@ struct Plan {
     reason: Reason,
     /// Awaiting selection by inference attack.
     pending: bool,
+    /// The first candidate (0-based) selection may take: a release gate's floor.
+    first_rank: usize,
 }
 
 impl Plan {
@@ -151,6 +206,7 @@ impl Plan {
             choice: None,
             reason,
             pending: false,
+            first_rank: 0,
         }
     }
 
@@ -231,15 +287,43 @@ impl<'m> Sanitizer<'m> {
     /// mention's text is masked too, and the rendered text is checked: no masked string stands
     /// in it as a word, except a masked year inside a coarser date of the ladder.
     pub fn sanitize(&self, id: &str, text: &str, mentions: &[Mention]) -> Result<Sanitized> {
+        self.sanitize_constrained(id, text, mentions, &Constraints::default())
+    }
+
+    /// [`sanitize`](Self::sanitize) under a release gate's escalations: entities kept from
+    /// their more specific candidates, and further words masked (see [`Constraints`]). With no
+    /// constraints, the same output as `sanitize`.
+    pub fn sanitize_constrained(
+        &self,
+        id: &str,
+        text: &str,
+        mentions: &[Mention],
+        constraints: &Constraints,
+    ) -> Result<Sanitized> {
         let mut stats = SanitizeStats {
             documents: 1,
             ..SanitizeStats::default()
         };
         validate_mentions(id, text, mentions)?;
-        let entities = Entities::new(text, mentions, &mut stats);
+        validate_mentions(
+            id,
+            text,
+            &constraints
+                .masked
+                .iter()
+                .map(|span| Mention::new(span.start, span.end, EntityType::Misc))
+                .collect::<Vec<_>>(),
+        )?;
+        let entities = Entities::new(text, mentions, &constraints.masked, &mut stats);
         let mut plans = Vec::with_capacity(entities.groups.len());
-        for group in &entities.groups {
-            plans.push(self.initial_plan(text, group, &entities, &mut stats)?);
+        for (index, group) in entities.groups.iter().enumerate() {
+            let plan = if entities.gated[index] {
+                Plan::fixed(self.config.placeholder.clone(), Reason::Masked)
+            } else {
+                let floor = constraints.floors.get(&group.label()).copied();
+                self.initial_plan(text, group, &entities, floor, &mut stats)?
+            };
+            plans.push(plan);
         }
         if self.config.strategy == Strategy::Intact {
             self.select_by_attack(text, &entities, &mut plans, &mut stats)?;
@@ -247,7 +331,7 @@ impl<'m> Sanitizer<'m> {
         let (sanitized_text, ranges) =
             render_without_leaks(id, text, &entities, &mut plans, &mut stats)?;
         let edits = entities.edits(&plans, &sanitized_text, &ranges, &mut stats);
-        stats.entities = entities.groups.len() as u64;
+        stats.entities = entities.gated.iter().filter(|gated| !**gated).count() as u64;
         let audit = AuditDocument {
             id: id.to_owned(),
             entities: entities.audit(plans),
@@ -261,6 +345,7 @@ impl<'m> Sanitizer<'m> {
             audit,
             stats,
             replaced: ranges,
+            original_text: text.to_owned(),
         })
     }
 
@@ -275,11 +360,14 @@ impl<'m> Sanitizer<'m> {
         }
     }
 
+    /// The entity's plan before any attack; `floor` (1-based) is the most specific candidate a
+    /// release gate still allows.
     fn initial_plan(
         &self,
         text: &str,
         group: &EntityGroup,
         entities: &Entities,
+        floor: Option<usize>,
         stats: &mut SanitizeStats,
     ) -> Result<Plan> {
         let plan = match self.config.strategy {
@@ -316,8 +404,14 @@ impl<'m> Sanitizer<'m> {
                     ));
                 }
                 let (candidates, proposed) = self.candidates(text, group, entities, stats)?;
-                let (Some(first), Some(last)) = (candidates.first(), candidates.last()) else {
+                let (Some(_), Some(last)) = (candidates.first(), candidates.last()) else {
                     let mut plan = Plan::fixed(group.label(), Reason::NoCandidates);
+                    plan.proposed = proposed;
+                    return Ok(plan);
+                };
+                let first_rank = floor.unwrap_or(1).max(1) - 1;
+                let Some(first) = candidates.get(first_rank) else {
+                    let mut plan = Plan::fixed(group.label(), Reason::Escalated);
                     plan.proposed = proposed;
                     return Ok(plan);
                 };
@@ -325,7 +419,9 @@ impl<'m> Sanitizer<'m> {
                     Strategy::LeastSpecific => {
                         (last.clone(), Some(candidates.len()), Reason::LeastSpecific)
                     }
-                    Strategy::MostSpecific => (first.clone(), Some(1), Reason::MostSpecific),
+                    Strategy::MostSpecific => {
+                        (first.clone(), Some(first_rank + 1), Reason::MostSpecific)
+                    }
                     // Until its turn comes, an entity shows the attacker its most specific candidate.
                     _ => (first.clone(), None, Reason::NotGuessed),
                 };
@@ -337,6 +433,7 @@ impl<'m> Sanitizer<'m> {
                     attacks: Vec::new(),
                     choice,
                     reason,
+                    first_rank,
                 }
             }
         };
@@ -617,7 +714,7 @@ impl<'m> Sanitizer<'m> {
             let candidates = plans[index].candidates.clone();
             let mut attacks = Vec::new();
             let mut chosen = None;
-            for (rank, candidate) in candidates.iter().enumerate() {
+            for (rank, candidate) in candidates.iter().enumerate().skip(plans[index].first_rank) {
                 let shown = entities.replacements(plans, Some((index, candidate)));
                 let document = prompt::attack_window(
                     &render(&quoted, &shown),
@@ -1013,16 +1110,102 @@ struct Entities {
     groups: Vec<EntityGroup>,
     /// Each mention's index in `groups`.
     group_of: Vec<usize>,
+    /// Whether each group is a word a release gate masked rather than a detected entity.
+    gated: Vec<bool>,
 }
 
 impl Entities {
     /// Merges overlapping `mentions` (counted in `stats`), groups them and masks every further
     /// occurrence of a mention's text or surface form.
-    fn new(text: &str, mentions: &[Mention], stats: &mut SanitizeStats) -> Self {
+    /// `gate_masks` (spans a release gate masks) each become a group of their own, repeats
+    /// propagated like any mention's, unnumbered (`MASKED n`), so that the entities keep their
+    /// labels; one that overlaps a mention is already masked and dropped.
+    fn new(
+        text: &str,
+        mentions: &[Mention],
+        gate_masks: &[kanon_core::Span],
+        stats: &mut SanitizeStats,
+    ) -> Self {
         let (mentions, merged) = merge_overlaps(mentions);
         stats.merged_spans = merged;
         let groups = group_mentions(text, &mentions);
-        let (mentions, groups, propagated) = propagate(text, mentions, groups);
+        let (mut mentions, mut groups, propagated) = propagate(text, mentions, groups);
+        if gate_masks.is_empty() {
+            return Self::grouped(mentions, groups, propagated, Vec::new(), text);
+        }
+        // The entities' repeats are theirs: the gate's words are placed around them.
+        let repeats: std::collections::HashSet<(usize, usize)> = mentions
+            .iter()
+            .zip(&propagated)
+            .filter(|(_, propagated)| **propagated)
+            .map(|(mention, _)| (mention.span.start, mention.span.end))
+            .collect();
+        let mut gate_spans: Vec<(usize, usize)> = Vec::new();
+        let mut sorted_masks = gate_masks.to_vec();
+        sorted_masks.sort_by_key(|span| (span.start, span.end));
+        for span in sorted_masks {
+            let overlaps = |start: usize, end: usize| start < span.end && span.start < end;
+            if span.start >= span.end
+                || mentions
+                    .iter()
+                    .any(|mention| overlaps(mention.span.start, mention.span.end))
+                || gate_spans.iter().any(|&(start, end)| overlaps(start, end))
+            {
+                continue;
+            }
+            gate_spans.push((span.start, span.end));
+            groups.push(EntityGroup {
+                entity_type: EntityType::Misc,
+                mentions: vec![mentions.len()],
+                number: 0,
+            });
+            mentions.push(Mention::new(span.start, span.end, EntityType::Misc));
+        }
+        let (mentions, mut groups, propagated) = propagate(text, mentions, groups);
+        let propagated: Vec<bool> = mentions
+            .iter()
+            .zip(propagated)
+            .map(|(mention, propagated)| {
+                propagated || repeats.contains(&(mention.span.start, mention.span.end))
+            })
+            .collect();
+        let gated: Vec<bool> = groups
+            .iter()
+            .map(|group| {
+                group.mentions.iter().any(|&index| {
+                    !propagated[index]
+                        && gate_spans
+                            .contains(&(mentions[index].span.start, mentions[index].span.end))
+                })
+            })
+            .collect();
+        {
+            // The entities keep the numbers they have without the gate's words.
+            let mut numbers: std::collections::HashMap<EntityType, usize> =
+                std::collections::HashMap::new();
+            let mut masked = 0;
+            for (group, &gated) in groups.iter_mut().zip(&gated) {
+                let number = if gated {
+                    &mut masked
+                } else {
+                    numbers.entry(group.entity_type).or_insert(0)
+                };
+                *number += 1;
+                group.number = *number;
+            }
+        }
+        Self::grouped(mentions, groups, propagated, gated, text)
+    }
+
+    /// The entities of grouped, propagated mentions; `gated` empty: no gate words.
+    fn grouped(
+        mentions: Vec<Mention>,
+        groups: Vec<EntityGroup>,
+        propagated: Vec<bool>,
+        mut gated: Vec<bool>,
+        text: &str,
+    ) -> Self {
+        gated.resize(groups.len(), false);
         let surfaces: Vec<String> = mentions
             .iter()
             .map(|mention| mention.span.slice(text).unwrap_or("").to_owned())
@@ -1039,6 +1222,17 @@ impl Entities {
             propagated,
             groups,
             group_of,
+            gated,
+        }
+    }
+
+    /// The entity's name in the edits and the audit: its label, or `MASKED n` for a word the
+    /// gate masked.
+    fn label(&self, group: usize) -> String {
+        if self.gated[group] {
+            format!("MASKED {}", self.groups[group].number)
+        } else {
+            self.groups[group].label()
         }
     }
 
@@ -1057,7 +1251,10 @@ impl Entities {
                 ),
             };
             // A generalizing strategy fell back to the label: the renderer may word it for prose.
-            let fallback = matches!(plan.reason, Reason::AllGuessed | Reason::NoCandidates);
+            let fallback = matches!(
+                plan.reason,
+                Reason::AllGuessed | Reason::NoCandidates | Reason::Escalated
+            );
             for &mention in &group.mentions {
                 replacements.push(Replacement {
                     start: self.mentions[mention].span.start,
@@ -1087,7 +1284,6 @@ impl Entities {
         let mut edits = Vec::with_capacity(self.mentions.len());
         // `replacements` lists mentions by start, as `mentions` are: one range per mention.
         for (index, mention) in self.mentions.iter().enumerate() {
-            let group = &self.groups[self.group_of[index]];
             let plan = &plans[self.group_of[index]];
             stats.spans += 1;
             stats.propagated_spans += u64::from(self.propagated[index]);
@@ -1096,9 +1292,10 @@ impl Entities {
                 | Reason::Placeholder
                 | Reason::Label
                 | Reason::NumberedLabel
-                | Reason::Substituted => stats.masked_spans += 1,
+                | Reason::Substituted
+                | Reason::Masked => stats.masked_spans += 1,
                 Reason::DirectIdentifier => stats.direct_spans += 1,
-                Reason::AllGuessed => stats.all_guessed_spans += 1,
+                Reason::AllGuessed | Reason::Escalated => stats.all_guessed_spans += 1,
                 Reason::NoCandidates => stats.no_candidate_spans += 1,
                 Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed => {
                     if let Some(choice) = plan.choice {
@@ -1111,7 +1308,7 @@ impl Entities {
                 start: mention.span.start,
                 end: mention.span.end,
                 original_type: mention.entity_type,
-                entity: group.label(),
+                entity: self.label(self.group_of[index]),
                 replacement: rendered[range].iter().collect(),
                 choice: plan.choice,
                 reason: plan.reason,
@@ -1127,8 +1324,9 @@ impl Entities {
         self.groups
             .iter()
             .zip(plans)
-            .map(|(group, plan)| AuditEntity {
-                entity: group.label(),
+            .enumerate()
+            .map(|(index, (group, plan))| AuditEntity {
+                entity: self.label(index),
                 entity_type: group.entity_type,
                 mentions: group
                     .mentions
