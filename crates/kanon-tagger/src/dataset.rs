@@ -104,6 +104,17 @@ pub struct Batch {
 /// ones filled with `pad`.
 pub fn to_batch(examples: &[&Example], pad: u32, device: &Device) -> Batch {
     let seq = examples.iter().map(|e| e.ids.len()).max().unwrap_or(1);
+    to_padded_batch(examples, pad, seq, device)
+}
+
+/// The examples as one [`Batch`] padded to `seq` pieces (at least the longest example's length),
+/// as inference pads a window to its own padded length
+/// ([`crate::batching::padded_length`]) rather than to its batch's longest.
+pub fn to_padded_batch(examples: &[&Example], pad: u32, seq: usize, device: &Device) -> Batch {
+    let seq = examples
+        .iter()
+        .map(|e| e.ids.len())
+        .fold(seq.max(1), usize::max);
     let batch = examples.len();
     let mut ids = Vec::with_capacity(batch * seq);
     let mut padding = Vec::with_capacity(batch * seq);

@@ -1,5 +1,5 @@
 //! A tagger in memory — a model, its tokenizer, label scheme and windowing — and the character
-//! spans it predicts for texts, one at a time or many at once (windows batched by length).
+//! spans it predicts for texts, one at a time or many at once (windows batched by padded length).
 
 use std::path::Path;
 
@@ -10,12 +10,12 @@ use burn::tensor::{Device, Tensor};
 use kanon_core::{EntityType, PathContext, Span};
 use serde::{Deserialize, Serialize};
 
-use crate::batching::by_length;
+use crate::batching::by_padded_length;
 use crate::checkpoint::{LABELS_FILE, LabelsFile, MODEL_CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
 use crate::data::{
     TaggerTokenizer, decode_spans, merge_windows, tidy_spans, widen_names_leftwards,
 };
-use crate::dataset::{Example, Windowing, to_batch};
+use crate::dataset::{Example, Windowing, to_padded_batch};
 use crate::error::{Error, Result};
 use crate::model::{BertConfig, BertTagger};
 use crate::weights::load_checkpoint;
@@ -281,10 +281,11 @@ impl Tagger {
         Ok(spans.pop().unwrap_or_default())
     }
 
-    /// [`Tagger::predict`] for many texts: their windows are sorted by length and batched up to
-    /// `token_budget` padded pieces (sequence bucketing), so short documents share a forward pass
-    /// and padding stays small; predictions are then merged back per text. The same spans as
-    /// each text alone.
+    /// [`Tagger::predict`] for many texts: their windows are padded to a multiple of 16 pieces
+    /// and batched with windows of the same padded length, up to `token_budget` padded pieces
+    /// (sequence bucketing), so short documents share a forward pass and padding stays small;
+    /// predictions are then merged back per text. On the CPU, the same spans and scores, to the
+    /// bit, as each text alone, at any budget and thread count.
     pub fn predict_many(
         &self,
         texts: &[&str],
@@ -318,6 +319,26 @@ impl Tagger {
             .collect())
     }
 
+    /// The label probabilities of each text's windows, as the forward passes give them: per
+    /// text, per window (in text order), the window's pieces (without `[CLS]` and `[SEP]`) times
+    /// the labels, row by row. What [`Tagger::predict_many`] decides from; on the CPU, the same
+    /// bits whatever the batching (`token_budget`, the other texts, the thread count).
+    pub fn probabilities(&self, texts: &[&str], token_budget: usize) -> Result<Vec<Vec<Vec<f32>>>> {
+        crate::kernels::on_pool(|| {
+            let windows = self.windows_of(texts)?;
+            let mut per_window = self.window_probabilities(&windows.examples, token_budget)?;
+            let mut per_text: Vec<Vec<Vec<f32>>> = windows
+                .texts
+                .iter()
+                .map(|t| vec![Vec::new(); t.ranges.len()])
+                .collect();
+            for (i, &(t, w)) in windows.owners.iter().enumerate() {
+                per_text[t][w] = std::mem::take(&mut per_window[i]);
+            }
+            Ok(per_text)
+        })
+    }
+
     /// The decoded word-piece spans of each text, before tidying.
     fn predict_pieces(
         &self,
@@ -327,22 +348,16 @@ impl Tagger {
         crate::kernels::on_pool(|| self.predict_pieces_here(texts, token_budget))
     }
 
-    fn predict_pieces_here(
-        &self,
-        texts: &[&str],
-        token_budget: usize,
-    ) -> Result<Vec<Vec<PredictedSpan>>> {
-        struct Pending {
-            offsets: Vec<Span>,
-            ranges: Vec<std::ops::Range<usize>>,
-            predictions: Vec<Vec<(u32, f32)>>,
-        }
+    /// Every text tokenised and cut into windows, each window an example (`[CLS]`, its pieces,
+    /// `[SEP]`).
+    fn windows_of(&self, texts: &[&str]) -> Result<TextWindows> {
         let tokenizer = &self.tokenizer;
         let windowing = self.windowing();
-        let mut pending = Vec::with_capacity(texts.len());
-        // (text, window) of every window, and its example.
-        let mut owners: Vec<(usize, usize)> = Vec::new();
-        let mut examples: Vec<Example> = Vec::new();
+        let mut windows = TextWindows {
+            texts: Vec::with_capacity(texts.len()),
+            owners: Vec::new(),
+            examples: Vec::new(),
+        };
         for (t, text) in texts.iter().enumerate() {
             let tokenized = tokenizer.tokenize(text)?;
             let ranges = if tokenized.is_empty() {
@@ -356,23 +371,37 @@ impl Tagger {
                 ids.extend_from_slice(&tokenized.ids[range.clone()]);
                 ids.push(tokenizer.sep());
                 let n = ids.len();
-                owners.push((t, w));
-                examples.push(Example {
+                windows.owners.push((t, w));
+                windows.examples.push(Example {
                     ids,
                     labels: vec![0; n],
                     labeled: vec![true; n],
                 });
             }
-            pending.push(Pending {
-                predictions: vec![Vec::new(); ranges.len()],
+            windows.texts.push(TextPieces {
                 offsets: tokenized.offsets,
                 ranges,
             });
         }
+        Ok(windows)
+    }
+
+    /// Each example's label probabilities, its pieces (without `[CLS]` and `[SEP]`) times the
+    /// labels, row by row.
+    fn window_probabilities(
+        &self,
+        examples: &[Example],
+        token_budget: usize,
+    ) -> Result<Vec<Vec<f32>>> {
+        let mut out = vec![Vec::new(); examples.len()];
         let lengths: Vec<usize> = examples.iter().map(|e| e.ids.len()).collect();
-        for batch_indices in by_length(&lengths, token_budget) {
+        // Each window padded by its own length and batched only with windows padded alike: its
+        // probabilities are then the same bits whatever the other documents, their order, the
+        // token budget or the thread count (`batching::padded_length` says why).
+        let positions = self.config.max_position_embeddings;
+        for (padded, batch_indices) in by_padded_length(&lengths, positions, token_budget) {
             let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
-            let batch = to_batch(&refs, tokenizer.pad(), &self.device);
+            let batch = to_padded_batch(&refs, self.tokenizer.pad(), padded, &self.device);
             let probabilities: Tensor<3> =
                 softmax(self.model.forward(batch.input_ids, batch.padding), 2);
             let [_, seq, labels] = probabilities.dims();
@@ -383,29 +412,63 @@ impl Tagger {
             for (row, &i) in batch_indices.iter().enumerate() {
                 // Skip [CLS] (position 0) and [SEP] (the last real position).
                 let pieces = examples[i].ids.len() - 2;
-                let window = (1..=pieces)
-                    .map(|position| {
-                        let base = (row * seq + position) * labels;
-                        let (label, score) = self.decision.decide(&values[base..base + labels]);
-                        (label as u32, score)
-                    })
-                    .collect();
-                let (t, w) = owners[i];
-                pending[t].predictions[w] = window;
+                let first = (row * seq + 1) * labels;
+                out[i] = values[first..first + pieces * labels].to_vec();
             }
         }
+        Ok(out)
+    }
+
+    fn predict_pieces_here(
+        &self,
+        texts: &[&str],
+        token_budget: usize,
+    ) -> Result<Vec<Vec<PredictedSpan>>> {
+        let windows = self.windows_of(texts)?;
+        let probabilities = self.window_probabilities(&windows.examples, token_budget)?;
+        let labels = self.config.num_labels;
+        let mut predictions: Vec<Vec<Vec<(u32, f32)>>> = windows
+            .texts
+            .iter()
+            .map(|t| vec![Vec::new(); t.ranges.len()])
+            .collect();
+        for (window, &(t, w)) in probabilities.iter().zip(&windows.owners) {
+            predictions[t][w] = window
+                .chunks_exact(labels)
+                .map(|piece| {
+                    let (label, score) = self.decision.decide(piece);
+                    (label as u32, score)
+                })
+                .collect();
+        }
         let scheme = self.labels.scheme;
-        Ok(pending
+        Ok(windows
+            .texts
             .into_iter()
-            .map(|p| {
-                if p.ranges.is_empty() {
+            .zip(predictions)
+            .map(|(text, predictions)| {
+                if text.ranges.is_empty() {
                     return Vec::new();
                 }
-                let merged = merge_windows(p.offsets.len(), &p.ranges, &p.predictions);
+                let merged = merge_windows(text.offsets.len(), &text.ranges, &predictions);
                 let labels: Vec<u32> = merged.iter().map(|(l, _)| *l).collect();
                 let scores: Vec<f32> = merged.iter().map(|(_, s)| *s).collect();
-                decode_spans(&p.offsets, &labels, &scores, scheme)
+                decode_spans(&text.offsets, &labels, &scores, scheme)
             })
             .collect())
     }
+}
+
+/// One text's pieces (character offsets) and its windows over them.
+struct TextPieces {
+    offsets: Vec<Span>,
+    ranges: Vec<std::ops::Range<usize>>,
+}
+
+/// The windows of several texts: each text's pieces, and every window as an example with the
+/// (text, window) it belongs to.
+struct TextWindows {
+    texts: Vec<TextPieces>,
+    owners: Vec<(usize, usize)>,
+    examples: Vec<Example>,
 }
