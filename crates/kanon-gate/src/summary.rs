@@ -128,8 +128,8 @@ impl GateSummary {
             );
         }
         out += &format!(
-            "KG attacker objecting: {} documents before, {} after.\n",
-            self.kg_objecting_before, self.kg_objecting_after
+            "The KG attacker objected to {} of {} documents before the gate, {} after.\n",
+            self.kg_objecting_before, self.documents, self.kg_objecting_after
         );
         out += &format!(
             "Words changed: {:.1} % before, {:.1} % after; {} escalation rounds; {:.2} documents/s.\n",

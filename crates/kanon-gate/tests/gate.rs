@@ -1,0 +1,231 @@
+//! The gate end to end on synthetic KGs: a generalization that alone singles a person out is
+//! climbed past; the gate's output re-checked by Algorithm 1 finds nothing; the BM25 attacker
+//! is made to fail; certificates hold no original string; a resumed run equals an
+//! uninterrupted one.
+
+use std::path::Path;
+
+use kanon_core::{EntityType, NoProgress};
+use kanon_gate::reid::{Bm25Attacker, ReidAttacker};
+use kanon_gate::{AttackerKind, Escalation, Gate, GateConfig, GateInput, KgAttacker, Status};
+use kanon_index::{Index, IndexBuilder};
+use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
+use kanon_sanitize::config::CandidateSources;
+use kanon_sanitize::{Mention, Sanitizer, SanitizerConfig, Strategy};
+use proptest::prelude::*;
+
+fn index_of(people: Vec<Person>, dir: &Path) -> Index {
+    IndexBuilder::new()
+        .build(&KnowledgeGraph { people }, &dir.join("index"), &NoProgress)
+        .unwrap();
+    Index::open(&dir.join("index")).unwrap()
+}
+
+fn person(i: usize, facts: &[(Property, &str)]) -> Person {
+    let mut person = Person::new(format!("Q{i}"), format!("Person{i} Surname{i}"));
+    for (property, value) in facts {
+        person.facts.push(Fact::new(property.clone(), *value));
+    }
+    person
+}
+
+/// The KG's hierarchies, no model: "Graz" → "a city in Styria" → "a city in Austria" → ….
+fn generalizing() -> Sanitizer<'static> {
+    Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .candidate_sources(CandidateSources::KnowledgeGraph)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+fn kg_only(k: u64) -> GateConfig {
+    GateConfig::builder()
+        .attackers(vec![AttackerKind::Kg])
+        .k(k)
+        .max_words_changed(1.0)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_generalization_that_alone_singles_a_person_out_climbs_a_rung() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ten Austrian chemists; one of them lives in Styria.
+    let people = (0..10)
+        .map(|i| {
+            let mut facts = vec![
+                (Property::Occupation, "chemist"),
+                (Property::Citizenship, "Austria"),
+            ];
+            if i == 0 {
+                facts.push((Property::Residence, "Styria"));
+            }
+            person(i, &facts)
+        })
+        .collect();
+    let index = index_of(people, dir.path());
+    let text = "Lilian Albano is a chemist, born in Graz in 1950.";
+    let mentions = [
+        Mention::new(0, 13, EntityType::Person),
+        Mention::new(36, 40, EntityType::Loc),
+        Mention::new(44, 48, EntityType::Datetime),
+    ];
+    let sanitizer = generalizing();
+    let config = kg_only(3);
+    let kg = KgAttacker::new(&index, config.labeler());
+    // The sanitizer alone: "a city in Styria" names the one person living there.
+    let plain = sanitizer.sanitize("d1", text, &mentions).unwrap();
+    assert!(plain.document.text.contains("a city in Styria"), "{}", plain.document.text);
+    assert!(!kg.check("d1", &plain.document.text).passes());
+
+    let gate = Gate::new(config.clone(), &sanitizer, Some(KgAttacker::new(&index, config.labeler())), Vec::new(), None).unwrap();
+    let gated = gate
+        .certify(&[GateInput { id: "d1", text, mentions: &mentions, person: None }])
+        .unwrap();
+    let gated = &gated[0];
+    assert_eq!(
+        gated.document.text,
+        "PERSON 1 is a chemist, born in a city in Austria in the early 1950s."
+    );
+    assert!(kg.check("d1", &gated.document.text).passes());
+    let certificate = &gated.certificate;
+    assert_eq!(certificate.status, Status::Escalated);
+    assert_eq!(
+        certificate.escalations,
+        [Escalation::Rung { round: 1, by: "kg".into(), entity: "LOC 1".into(), from: Some(1), to: Some(2) }]
+    );
+    let kg_figures = certificate.kg.as_ref().unwrap();
+    assert_eq!((kg_figures.objections_before, kg_figures.objections_after), (1, 0));
+    assert_eq!(kg_figures.k_reached, Some(10));
+}
+
+#[test]
+fn a_term_outside_every_span_is_masked_and_the_cap_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let people = (0..6)
+        .map(|i| person(i, &[(Property::Occupation, "chemist"), (Property::BirthPlace, if i == 0 { "Graz" } else { "Vienna" })]))
+        .collect();
+    let index = index_of(people, dir.path());
+    let text = "Lilian Albano, a chemist, was born in Graz. Graz is where Albano grew up.";
+    let mentions = [Mention::new(0, 13, EntityType::Person)];
+    let sanitizer = Sanitizer::new(SanitizerConfig::builder().strategy(Strategy::Label).build().unwrap()).unwrap();
+    let config = kg_only(3);
+    let gate = Gate::new(config.clone(), &sanitizer, Some(KgAttacker::new(&index, config.labeler())), Vec::new(), None).unwrap();
+    let input = GateInput { id: "d1", text, mentions: &mentions, person: None };
+    let gated = gate.certify(&[input]).unwrap().remove(0);
+    assert_eq!(gated.document.text, "PERSON, a chemist, was born in ***. *** is where PERSON grew up.");
+    let Escalation::Mask { words, by, .. } = &gated.certificate.escalations[0] else {
+        panic!("{:?}", gated.certificate.escalations)
+    };
+    assert_eq!(by, "kg");
+    let chars: Vec<char> = gated.document.text.chars().collect();
+    for w in words {
+        assert_eq!(chars[w.start..w.end].iter().collect::<String>(), "***");
+    }
+    // Masking Graz would change more than a tenth of the words: capped, never released as safe.
+    let strict = GateConfig { max_words_changed: 0.1, ..config.clone() };
+    let gate = Gate::new(strict.clone(), &sanitizer, Some(KgAttacker::new(&index, strict.labeler())), Vec::new(), None).unwrap();
+    let capped = gate.certify(&[input]).unwrap().remove(0);
+    assert_eq!(capped.certificate.status, Status::Capped);
+    assert_eq!(capped.certificate.capped, Some(kanon_gate::CapReason::MaskingCap));
+    assert!(capped.document.text.contains("Graz"));
+}
+
+#[test]
+fn the_bm25_attacker_is_made_to_fail_by_masking_what_it_leans_on() {
+    let background = kanon_core::background::Background::new(vec![
+        ("lilian".into(), Some("Lilian Albano is an Austrian chemist, known for the Albano reaction; she plays the violin.".into())),
+        ("tomas".into(), Some("Tomas Varga is a Hungarian chemist and footballer from Debrecen.".into())),
+        ("anna".into(), Some("Anna Huber is an Austrian painter from Linz.".into())),
+        ("eva".into(), Some("Eva Gruber is a German chemist and singer.".into())),
+    ]);
+    let bm25 = Bm25Attacker::new(&background).unwrap();
+    let text = "Lilian Albano is a chemist who found a reaction and plays the violin.";
+    let mentions = [Mention::new(0, 13, EntityType::Person)];
+    let sanitizer = Sanitizer::new(SanitizerConfig::builder().strategy(Strategy::Label).build().unwrap()).unwrap();
+    let config = GateConfig::builder()
+        .attackers(vec![AttackerKind::Bm25])
+        .max_words_changed(0.6)
+        .words_per_round(1)
+        .build()
+        .unwrap();
+    let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
+    let gate = Gate::new(config, &sanitizer, None, attackers, Some(&bm25)).unwrap();
+    let gated = gate
+        .certify(&[GateInput { id: "d1", text, mentions: &mentions, person: Some(0) }])
+        .unwrap()
+        .remove(0);
+    let outcome = &gated.certificate.attackers["bm25"];
+    assert_eq!(outcome.rank_before, Some(1));
+    assert!(outcome.succeeded_before && !outcome.succeeded_after, "{gated:?}");
+    assert_ne!(outcome.rank_after, Some(1));
+    assert_eq!(gated.certificate.status, Status::Escalated);
+    // The words it leaned on are gone; the sentence's frame stays.
+    assert!(!gated.document.text.contains("violin"), "{}", gated.document.text);
+    assert!(gated.document.text.starts_with("PERSON is a"), "{}", gated.document.text);
+}
+
+/// Facts drawn from a small vocabulary, so that people share some and not others.
+fn facts_strategy() -> impl proptest::strategy::Strategy<Value = Vec<(usize, usize, usize)>> {
+    prop::collection::vec((0usize..3, 0usize..2, 0usize..4), 4..14)
+}
+
+const OCCUPATIONS: [&str; 3] = ["chemist", "painter", "singer"];
+const COUNTRIES: [&str; 2] = ["Austria", "Norway"];
+const CITIES: [&str; 4] = ["Graz", "Vienna", "Bergen", "Oslo"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Whatever the KG and the document, the gate's output re-checked by Algorithm 1 finds
+    /// nothing (with no cap on masking, no document is capped).
+    #[test]
+    fn the_gates_output_rechecked_by_algorithm_1_finds_nothing(
+        facts in facts_strategy(),
+        subject in 0usize..4,
+        k in 2u64..5,
+        arity in 1usize..4,
+        mask_city in any::<bool>(),
+        generalize in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let people: Vec<Person> = facts
+            .iter()
+            .enumerate()
+            .map(|(i, &(o, c, b))| person(i, &[
+                (Property::Occupation, OCCUPATIONS[o]),
+                (Property::Citizenship, COUNTRIES[c]),
+                (Property::BirthPlace, CITIES[b]),
+            ]))
+            .collect();
+        let index = index_of(people, dir.path());
+        let (o, c, b) = facts[subject % facts.len()];
+        let text = format!(
+            "Lilian Albano is a {} from {}, born in {}. In {} she met other {}s.",
+            OCCUPATIONS[o], COUNTRIES[c], CITIES[b], CITIES[b], OCCUPATIONS[o]
+        );
+        let city_at = text.find(CITIES[b]).unwrap();
+        let mut mentions = vec![Mention::new(0, 13, EntityType::Person)];
+        if mask_city {
+            mentions.push(Mention::new(city_at, city_at + CITIES[b].len(), EntityType::Loc));
+        }
+        let sanitizer = if generalize {
+            generalizing()
+        } else {
+            Sanitizer::new(SanitizerConfig::builder().strategy(Strategy::Label).build().unwrap()).unwrap()
+        };
+        let config = GateConfig { max_arity: arity, ..kg_only(k) };
+        let gate = Gate::new(config.clone(), &sanitizer, Some(KgAttacker::new(&index, config.labeler())), Vec::new(), None).unwrap();
+        let gated = gate
+            .certify(&[GateInput { id: "d", text: &text, mentions: &mentions, person: None }])
+            .unwrap()
+            .remove(0);
+        prop_assert_ne!(gated.certificate.status, Status::Capped);
+        let recheck = KgAttacker::new(&index, config.labeler()).check("d", &gated.document.text);
+        prop_assert!(recheck.passes(), "{} -> {:?}", gated.document.text, recheck.decisions.masks);
+        prop_assert_eq!(gated.certificate.kg.as_ref().unwrap().objections_after, 0);
+    }
+}
