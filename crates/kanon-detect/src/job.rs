@@ -365,9 +365,11 @@ pub fn run(job: &MethodJob, device: &Device, progress: &dyn Progress) -> Result<
     );
     progress.advance(resumed as u64);
     let started = Instant::now();
-    // Batches cut from the whole part, not from what is left of it: a resumed run hands the
-    // tagger the batches the interrupted one did (a batch's padding moves a score's last digits).
-    // A document repeating an earlier one's id is not detected again: the log is by id.
+    // Batches cut from the whole part, not from what is left of it, so that a resumed run hands
+    // a detector the batches the interrupted one did. The tagger no longer needs it (a window's
+    // scores are the same bits in any batch, `kanon_tagger::batching::by_padded_length`); a
+    // detector that batches otherwise may. A document repeating an earlier one's id is not
+    // detected again: the log is by id.
     let mut seen = std::collections::HashSet::new();
     for batch in docs.chunks(runner.batch_size()) {
         let pending: Vec<&Document> = batch

@@ -51,8 +51,8 @@ impl Detector for TaggerDetector {
             .collect())
     }
 
-    /// Every document's windows batched by length; each span typed and scored (its pieces' mean
-    /// probability of its type).
+    /// Every document's windows batched by padded length; each span typed and scored (its
+    /// pieces' mean probability of its type), the same bits whichever documents share the call.
     fn detect_many(&self, docs: &[&Document]) -> Result<Vec<Vec<SpanRecord>>> {
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
         let spans_per_doc = self

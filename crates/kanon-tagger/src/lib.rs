@@ -6,7 +6,8 @@
 //! - [`labels`]: the label schemes (typed BIO over TAB's eight entity types, or `MASK`);
 //!   [`data`]: tokenisation with character offsets, span ↔ word-piece label alignment, windows and
 //!   their merge, tidying of decoded spans; [`dataset`]: training windows and batches;
-//!   [`batching`]: the one length-bucketing batcher of training, inference and embedding.
+//!   [`batching`]: the length-bucketing batcher of training, inference and embedding, and the
+//!   batch-invariant one of tagging (each window padded by its own length).
 //! - [`train`]: a [`train::TrainJob`] (AdamW, fused on the CPU by [`optim`], warm-up and decay,
 //!   dev F1 each epoch, early stopping, resumable state); [`checkpoint`]: the directory it writes
 //!   (config beside weights, versioned labels file). Its training loop is the classifier's too
