@@ -847,7 +847,10 @@ def build_person_hypernyms(wn_dir: str):
     lemma with several person senses keeps only the hypernyms all of them share ("minister", a
     clergyman or a government minister, keeps none), and a lemma is left out when it is mostly a
     thing (its other senses tagged in SemCor more than a quarter as often as its first) or names
-    one person (WordNet's instances: `Singer`)."""
+    one person (WordNet's instances: `Singer`). Neither WordNet's first sense nor its specific
+    senses are preferred: both were tried and read false on biographies (SemCor's first `minister`
+    is a clergyman, its first `deputy` a lawman; without its generic sense `engineer` would be a
+    locomotive driver), see kg/vocab/README.md."""
     synsets, senses = read_wordnet_nouns(wn_dir)
     counts = read_sense_counts(wn_dir)
     rows = []

@@ -26,6 +26,7 @@
 //! ```
 
 mod awards;
+mod events;
 mod named;
 mod organizations;
 mod people;
@@ -105,7 +106,9 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
         // A detector's miscellany that names a place is most likely a mistyped place.
         EntityType::Misc => organizations::listed(vocabulary, bare)
             .or_else(|| awards::rungs(vocabulary, bare))
+            .or_else(|| events::rungs(vocabulary, bare))
             .or_else(|| religions::rungs(vocabulary, bare))
+            .or_else(|| people::office(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
             .or_else(|| place(vocabulary, bare)),
         EntityType::Org => organizations::listed(vocabulary, bare)
@@ -113,6 +116,7 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| organizations::by_name(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare)),
         EntityType::Dem => places::demonym(vocabulary, bare)
+            .or_else(|| people::office(vocabulary, bare))
             .or_else(|| people::hypernyms(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare)),
         EntityType::Quantity => quantities::ladder(surface),

@@ -25,6 +25,77 @@ pub(super) fn hypernyms(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Ru
     None
 }
 
+/// The rungs of a political office its title states, where WordNet's word for it is ambiguous
+/// (`minister`: a clergyman or a member of a government): `Minister of State for …`, `Foreign
+/// Minister` → `a government minister` → `a politician`; `Prime Minister` → `a head of
+/// government`; `President of Finland` → `a head of state`; `Member of Parliament` → `a
+/// legislator`; `Ambassador to Japan` → `a diplomat`. A minister of a church (`Baptist minister`,
+/// `minister of religion`) states no office and gets nothing. The title words are general
+/// knowledge.
+pub(super) fn office(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>> {
+    let words = kanon_core::text::words(surface);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let at = |word: &str| words.iter().position(|w| *w == word);
+    let texts: &[&str] = if let Some(i) = at("minister") {
+        let before = i.checked_sub(1).map(|j| words[j]);
+        let after: Vec<&str> = words[i + 1..].to_vec();
+        let of_office = matches!(after.first(), Some(&"of" | &"for"))
+            && !after.iter().any(|w| CHURCH_WORDS.contains(w));
+        let deputy = words[..i].iter().any(|w| matches!(*w, "deputy" | "vice"));
+        if before == Some("prime") && !deputy {
+            &["a head of government", "a politician"]
+        } else if before == Some("chief") && !deputy {
+            &["a head of government", "a politician"]
+        } else if of_office || before.is_some_and(|w| GOVERNMENT_PORTFOLIOS.contains(&w)) {
+            &["a government minister", "a politician"]
+        } else {
+            return None;
+        }
+    } else if words.starts_with(&["secretary", "of", "state"]) {
+        &["a government minister", "a politician"]
+    } else if words.first() == Some(&"president")
+        && words.get(1) == Some(&"of")
+        && (words[2..].join(" ") == "the republic"
+            || vocabulary.country(&words[2..].join(" ")).is_some())
+    {
+        &["a head of state", "a politician"]
+    } else if words.len() == 2
+        && words[1] == "president"
+        && vocabulary.country_of_demonym(words[0]).is_some()
+    {
+        &["a head of state", "a politician"]
+    } else if words.starts_with(&["member", "of"])
+        && words[2..]
+            .iter()
+            .any(|w| matches!(*w, "parliament" | "congress" | "assembly" | "house" | "senate"))
+        || matches!(words.as_slice(), ["mp"] | ["mla"] | ["mep"])
+    {
+        &["a legislator", "a politician"]
+    } else if words.first() == Some(&"ambassador") && words.get(1) == Some(&"to") {
+        &["a diplomat", "an official"]
+    } else {
+        return None;
+    };
+    Some(Rung::all(
+        RungSource::StatedKind,
+        texts.iter().map(|text| (*text).to_owned()),
+    ))
+}
+
+/// Words that make a `minister of …` a church's (`minister of religion`, `of the Gospel`).
+const CHURCH_WORDS: &[&str] = &[
+    "religion", "church", "god", "gospel", "christ", "word", "congregation", "parish",
+];
+
+/// Portfolios and ranks that, before `minister`, make it a government's (`Foreign Minister`).
+const GOVERNMENT_PORTFOLIOS: &[&str] = &[
+    "prime", "chief", "foreign", "finance", "defence", "defense", "interior", "justice", "health", "education",
+    "cabinet", "deputy", "junior", "state", "home", "labour", "labor", "trade", "transport",
+    "agriculture", "environment", "culture", "energy", "economy", "economic", "sports", "tourism",
+    "information", "industry", "federal", "union", "railway", "railways", "commerce", "treasury",
+    "government", "housing", "science", "communications", "fisheries", "immigration", "planning",
+];
+
 fn rungs(chain: &[String], plural: bool) -> Vec<Rung> {
     let texts = chain.iter().map(|kind| {
         if plural {
@@ -109,6 +180,31 @@ mod tests {
         assert!(texts("minister").is_empty());
         assert!(texts("Minister of State for Women and Child Development").is_empty());
         assert!(texts("table").is_empty());
+    }
+
+    #[test]
+    fn offices_a_title_states() {
+        let office = |title| -> Vec<String> {
+            office(Vocabulary::embedded(), title)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|rung| rung.text)
+                .collect()
+        };
+        assert_eq!(
+            office("Minister of State for Women and Child Development"),
+            ["a government minister", "a politician"]
+        );
+        assert_eq!(office("foreign minister"), office("Minister of State for Women"));
+        assert_eq!(office("Prime Minister")[0], "a head of government");
+        assert_eq!(office("Deputy Prime Minister")[0], "a government minister");
+        assert_eq!(office("President of Finland")[0], "a head of state");
+        assert_eq!(office("member of parliament")[0], "a legislator");
+        // A church's minister holds no office; a company's president is no head of state.
+        assert!(office("Baptist minister").is_empty());
+        assert!(office("minister of religion").is_empty());
+        assert!(office("minister").is_empty());
+        assert!(office("President of Microsoft").is_empty());
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Quantities: a stated count or amount widened to bounds that hold it, the lower one first (more
 //! specific), then the next power of ten above it: `87 films` → `more than 80 films` → `fewer
 //! than a hundred films`; `$145 million` → `more than $100 million` → `less than $1 billion`;
-//! `two` → `fewer than ten`; `45%` → `more than 40%`. Ranges, ordinals, decimals and `one` are
-//! left to the other sources.
+//! `two` → `fewer than ten`; `45%` → `more than 40%`; `EUR 10,000` → `more than EUR 5,000`;
+//! `2.5 billion` → `more than 2 billion`; a range by bounds that hold both ends (`5–10 years` →
+//! `more than 4 years` → `fewer than a hundred years`); an ordinal by the first ten, hundred or
+//! thousand it is among (`fourth` → `one of the first ten`). `one` and what no rule reads surely
+//! (`1,5`, `10.000`, either a decimal or thousands) give nothing.
 
 use kanon_core::text::{ONE_TO_NINETEEN, TENS};
 
@@ -13,86 +16,325 @@ const SCALES: [&str; 4] = ["thousand", "million", "billion", "trillion"];
 /// A quantity as stated: `$`, 145, `million`, `films`.
 struct Stated<'a> {
     currency: &'a str,
+    /// The whole part of the number.
     number: u64,
+    /// Whether the number has a fraction (`2.5`): the whole part is then a strict lower bound.
+    fraction: bool,
     scale: Option<usize>,
     percent: bool,
+    /// Whether it is an amount of money (`less than`, not `fewer than`).
+    money: bool,
     rest: Vec<&'a str>,
 }
 
 /// The rungs of a stated quantity, or none when it states no count of two or more.
 pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
+    if let Some(rungs) = ordinal(surface) {
+        return Some(rungs);
+    }
+    if let Some(rungs) = range(surface) {
+        return Some(rungs);
+    }
     let stated = parse(surface)?;
-    if stated.number < 2 {
+    if stated.number < 2 && !(stated.number == 1 && stated.fraction) {
         return None;
     }
-    let order = 10u64.pow(stated.number.ilog10());
     let mut texts = Vec::new();
-    if stated.number >= 10 {
-        let lead = stated.number / order;
-        let lower = if lead * order < stated.number {
-            lead * order
-        } else if lead > 1 {
-            (lead - 1) * order
-        } else {
-            order / 2
-        };
+    if let Some(lower) = stated.lower_bound(stated.number) {
         texts.push(format!("more than {}", stated.amount(lower, stated.scale)));
     }
-    if !stated.percent {
-        let (upper, scale) = match stated.scale {
-            Some(scale) if order * 10 == 1000 && scale + 1 < SCALES.len() => (1, Some(scale + 1)),
-            scale => (order * 10, scale),
-        };
-        let fewer = if stated.currency.is_empty() {
-            "fewer"
-        } else {
-            "less"
-        };
-        texts.push(format!("{fewer} than {}", stated.amount(upper, scale)));
-    }
+    texts.extend(stated.upper_text(stated.number));
     Some(Rung::all(RungSource::Number, texts))
+}
+
+/// `5–10 years`, `5 to 10 years`, `between 5 and 10 years`: more than a bound below the first
+/// end, fewer than a bound above the second, both written as the second end is.
+fn range(surface: &str) -> Option<Vec<Rung>> {
+    let surface = surface.trim();
+    let inner = surface
+        .strip_prefix("between ")
+        .or_else(|| surface.strip_prefix("Between "));
+    let (first, second) = match inner {
+        Some(inner) => inner.split_once(" and ")?,
+        None => surface
+            .split_once(" to ")
+            .or_else(|| surface.split_once('–'))
+            .or_else(|| surface.split_once('-'))?,
+    };
+    let (first, second) = (first.trim(), second.trim());
+    // The first end is a bare number (`5`, `$100`), the second carries the scale and the unit.
+    let currency_len = currency_prefix(first);
+    let low: u64 = {
+        let digits = &first[currency_len..];
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+            number_word(&digits.to_lowercase())?
+        } else {
+            grouped_digits(digits)?
+        }
+    };
+    let mut stated = parse(second)?;
+    if stated.currency.is_empty() && !stated.money && currency_len > 0 {
+        // `$100–130 million`, `EUR 100-200`: the currency written once, before the first end.
+        match currency_name(first[..currency_len].trim()) {
+            Some(name) => stated.rest.insert(0, name),
+            None => stated.currency = &first[..currency_len],
+        }
+        stated.money = true;
+    }
+    if stated.fraction || low >= stated.number || low < 1 {
+        return None;
+    }
+    let mut texts = Vec::new();
+    if let Some(lower) = stated.lower_bound(low).filter(|lower| *lower > 0) {
+        texts.push(format!("more than {}", stated.amount(lower, stated.scale)));
+    }
+    texts.extend(stated.upper_text(stated.number));
+    (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
+}
+
+/// `fourth`, `4th`, `twenty-first`, `21st`: one of the first ten (a hundred, a thousand), and
+/// the next bound up. `second` is left out: it is also a unit of time.
+fn ordinal(surface: &str) -> Option<Vec<Rung>> {
+    let word = surface.trim().to_lowercase();
+    let n = if let Some(digits) = ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|suffix| word.strip_suffix(suffix))
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    {
+        digits.parse::<u64>().ok()?
+    } else {
+        ordinal_word(&word)?
+    };
+    if n == 0 {
+        return None;
+    }
+    let bounds = [(10, "ten"), (100, "hundred"), (1000, "thousand")];
+    let texts: Vec<String> = bounds
+        .iter()
+        .filter(|(bound, _)| n <= *bound)
+        .take(2)
+        .map(|(_, name)| format!("one of the first {name}"))
+        .collect();
+    (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
+}
+
+/// `first` → 1, `twelfth` → 12, `twentieth` → 20, `forty-fifth` → 45 (not `second`).
+fn ordinal_word(word: &str) -> Option<u64> {
+    let (tens, unit) = match word.split_once('-') {
+        Some((tens, unit)) => (Some(tens), unit),
+        None => (None, word),
+    };
+    let cardinal = match unit {
+        "first" => "one".to_owned(),
+        "third" => "three".to_owned(),
+        "fifth" => "five".to_owned(),
+        "eighth" => "eight".to_owned(),
+        "ninth" => "nine".to_owned(),
+        "twelfth" => "twelve".to_owned(),
+        _ => match unit.strip_suffix("ieth") {
+            Some(stem) => format!("{stem}y"),
+            None => unit.strip_suffix("th")?.to_owned(),
+        },
+    };
+    let value = number_word(&cardinal)?;
+    match tens {
+        None => Some(value),
+        Some(tens) if value < 10 => {
+            let tens = TENS.iter().position(|w| *w == tens)? as u64 * 10 + 20;
+            Some(tens + value)
+        }
+        Some(_) => None,
+    }
+}
+
+/// The length of a currency written before the number: a sign (`$`, `€`) or an ISO 4217 code and
+/// a space (`EUR 10,000`, `eur 10,000`).
+fn currency_prefix(surface: &str) -> usize {
+    if let Some(sign) = ["US$", "$", "€", "£"].iter().find(|c| surface.starts_with(**c)) {
+        return sign.len();
+    }
+    match surface.split_once(' ') {
+        Some((code, _)) if currency_name(code).is_some() => code.len() + 1,
+        _ => 0,
+    }
+}
+
+/// ISO 4217 codes of current and former currencies a text may state amounts in, with what the
+/// rungs call them: a code is a capitalised word of the span, which a rung may not repeat (general
+/// knowledge: the euro area's former currencies among them, as court judgments give them).
+const CURRENCY_CODES: &[(&str, &str)] = &[
+    ("USD", "US dollars"),
+    ("EUR", "euros"),
+    ("GBP", "pounds sterling"),
+    ("JPY", "yen"),
+    ("CHF", "Swiss francs"),
+    ("SEK", "Swedish kronor"),
+    ("NOK", "Norwegian kroner"),
+    ("DKK", "Danish kroner"),
+    ("ISK", "Icelandic krónur"),
+    ("PLN", "zlotys"),
+    ("CZK", "Czech korunas"),
+    ("SKK", "Slovak korunas"),
+    ("HUF", "forints"),
+    ("RON", "Romanian lei"),
+    ("ROL", "Romanian lei"),
+    ("BGN", "leva"),
+    ("HRK", "kunas"),
+    ("RUB", "roubles"),
+    ("UAH", "hryvnias"),
+    ("TRY", "Turkish lira"),
+    ("TRL", "Turkish lira"),
+    ("AUD", "Australian dollars"),
+    ("NZD", "New Zealand dollars"),
+    ("CAD", "Canadian dollars"),
+    ("CNY", "yuan"),
+    ("INR", "rupees"),
+    ("PKR", "rupees"),
+    ("BRL", "reais"),
+    ("MXN", "Mexican pesos"),
+    ("ARS", "Argentine pesos"),
+    ("ZAR", "rand"),
+    ("ILS", "shekels"),
+    ("KRW", "won"),
+    ("HKD", "Hong Kong dollars"),
+    ("SGD", "Singapore dollars"),
+    ("ATS", "Austrian schillings"),
+    ("BEF", "Belgian francs"),
+    ("DEM", "Deutsche Marks"),
+    ("FIM", "markkas"),
+    ("FRF", "French francs"),
+    ("GRD", "drachmas"),
+    ("IEP", "Irish pounds"),
+    ("ITL", "Italian lire"),
+    ("LUF", "Luxembourg francs"),
+    ("NLG", "guilders"),
+    ("PTE", "escudos"),
+    ("ESP", "pesetas"),
+    ("SIT", "tolars"),
+    ("CYP", "Cypriot pounds"),
+    ("MTL", "Maltese lira"),
+    ("EEK", "kroons"),
+    ("LVL", "lats"),
+    ("LTL", "litai"),
+    ("MDL", "Moldovan lei"),
+    ("GEL", "lari"),
+    ("AMD", "drams"),
+    ("AZN", "manats"),
+    ("BAM", "convertible marks"),
+    ("MKD", "denars"),
+    ("RSD", "Serbian dinars"),
+    ("ALL", "leks"),
+];
+
+/// What the rungs call the currency of an ISO 4217 code (`EUR`, `eur` → `euros`).
+fn currency_name(code: &str) -> Option<&'static str> {
+    CURRENCY_CODES
+        .iter()
+        .find(|(c, _)| c.eq_ignore_ascii_case(code))
+        .map(|(_, name)| *name)
+}
+
+/// Words of a currency stated after the amount (`10,000 euros`): the bounds say `less`.
+const CURRENCY_WORDS: &[&str] = &[
+    "euro", "euros", "dollar", "dollars", "pound", "pounds", "franc", "francs", "mark", "marks",
+    "krone", "kroner", "krona", "kronor", "zloty", "zlotys", "lira", "lire", "liras", "rouble",
+    "roubles", "ruble", "rubles", "hryvnia", "hryvnias", "forint", "forints", "koruna", "korunas",
+    "yen", "rupee", "rupees", "peso", "pesos", "drachma", "drachmas", "schilling", "schillings",
+    "lei", "leva", "dinar", "dinars", "eur", "usd", "gbp",
+];
+
+/// `4,312` → 4312; none for commas not grouping three digits (`1,5`, a decimal comma).
+fn grouped_digits(text: &str) -> Option<u64> {
+    let mut groups = text.split(',');
+    let first = groups.next()?;
+    if first.is_empty() || first.len() > 3 && text.contains(',') {
+        return None;
+    }
+    let mut digits = first.to_owned();
+    for group in groups {
+        if group.len() != 3 {
+            return None;
+        }
+        digits.push_str(group);
+    }
+    digits.parse().ok()
 }
 
 fn parse(surface: &str) -> Option<Stated<'_>> {
     let surface = surface.trim();
-    let currency_len = ["US$", "$", "€", "£"]
-        .iter()
-        .find(|c| surface.starts_with(**c))
-        .map_or(0, |c| c.len());
-    let (currency, rest) = surface.split_at(currency_len);
+    let currency_len = currency_prefix(surface);
+    let (mut currency, rest) = surface.split_at(currency_len);
+    // A code before the amount is named after it: `EUR 10,000` → `… 5,000 euros`.
+    let code_name = currency_name(currency.trim());
+    if code_name.is_some() {
+        currency = "";
+    }
     let mut words = rest.split_whitespace();
     let first = words.next()?;
     let (first, percent_sign) = match first.strip_suffix('%') {
         Some(number) => (number, true),
         None => (first, false),
     };
-    let number = if first.bytes().all(|b| b.is_ascii_digit() || b == b',') {
-        let digits: String = first.chars().filter(char::is_ascii_digit).collect();
-        if digits.is_empty() || first.starts_with(',') || first.ends_with(',') {
-            return None;
+    let (whole, fraction) = match first.split_once('.') {
+        // `10.000` may be ten or ten thousand: not sure, no rung.
+        Some((whole, fraction))
+            if !fraction.is_empty()
+                && fraction.len() != 3
+                && fraction.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            (whole, fraction.bytes().any(|b| b != b'0'))
         }
-        digits.parse().ok()?
+        Some(_) => return None,
+        None => (first, false),
+    };
+    let mut number = if whole.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+        grouped_digits(whole)?
+    } else if fraction {
+        return None;
     } else {
-        number_word(&first.to_lowercase())?
+        number_word(&whole.to_lowercase())?
     };
     let mut rest: Vec<&str> = words.collect();
+    if !fraction
+        && number < 100
+        && rest.first().is_some_and(|w| w.eq_ignore_ascii_case("hundred"))
+    {
+        number *= 100;
+        rest.remove(0);
+    }
     let scale = rest
         .first()
         .and_then(|w| SCALES.iter().position(|s| w.eq_ignore_ascii_case(s)));
     if scale.is_some() {
         rest.remove(0);
     }
-    let percent_word = rest
-        .first()
-        .is_some_and(|w| w.eq_ignore_ascii_case("percent") || *w == "%");
+    let percent_word = rest.first().is_some_and(|w| {
+        w.eq_ignore_ascii_case("percent") || *w == "%" || w.eq_ignore_ascii_case("per")
+    });
     if percent_word {
+        if rest.first().is_some_and(|w| w.eq_ignore_ascii_case("per")) {
+            if !rest.get(1).is_some_and(|w| w.eq_ignore_ascii_case("cent")) {
+                return None;
+            }
+            rest.remove(0);
+        }
         rest.remove(0);
     }
+    if let Some(name) = code_name {
+        rest.insert(0, name);
+    }
+    let money = !currency.is_empty()
+        || code_name.is_some()
+        || rest
+            .iter()
+            .any(|w| CURRENCY_WORDS.contains(&w.to_lowercase().as_str()));
     Some(Stated {
         currency,
         number,
+        fraction,
         scale,
         percent: percent_sign || percent_word,
+        money,
         rest,
     })
 }
@@ -112,6 +354,41 @@ fn number_word(word: &str) -> Option<u64> {
 }
 
 impl Stated<'_> {
+    /// A round number below `value` in its leading digit (`87` → 80, `80` → 70, `10` → 5), or
+    /// for a fraction its whole part (`2.5` → 2); none below ten.
+    fn lower_bound(&self, value: u64) -> Option<u64> {
+        if self.fraction && value == self.number {
+            return (value >= 1).then_some(value);
+        }
+        if value < 10 {
+            return None;
+        }
+        let order = 10u64.pow(value.ilog10());
+        let lead = value / order;
+        Some(if lead * order < value {
+            lead * order
+        } else if lead > 1 {
+            (lead - 1) * order
+        } else {
+            order / 2
+        })
+    }
+
+    /// `fewer than a hundred films`, `less than $1 billion`: the next power of ten above `value`
+    /// (none for a percentage).
+    fn upper_text(&self, value: u64) -> Option<String> {
+        if self.percent {
+            return None;
+        }
+        let order = 10u64.pow(value.max(1).ilog10());
+        let (upper, scale) = match self.scale {
+            Some(scale) if order * 10 == 1000 && scale + 1 < SCALES.len() => (1, Some(scale + 1)),
+            scale => (order * 10, scale),
+        };
+        let fewer = if self.money { "less" } else { "fewer" };
+        Some(format!("{fewer} than {}", self.amount(upper, scale)))
+    }
+
     /// `value` (in units of `scale`) written as the span writes its number: words for ten, a
     /// hundred and a thousand without a currency, digits with separators otherwise.
     fn amount(&self, value: u64, scale: Option<usize>) -> String {
@@ -200,13 +477,63 @@ mod tests {
     }
 
     #[test]
+    fn money_decimals_ranges_and_ordinals() {
+        // A code is a word of the span a rung may not repeat: the rungs name the currency.
+        assert_eq!(
+            texts("EUR 10,000"),
+            ["more than 5,000 euros", "less than 100,000 euros"]
+        );
+        assert_eq!(texts("eur 10,000"), texts("EUR 10,000"));
+        assert_eq!(
+            texts("EUR 100-200"),
+            ["more than 50 euros", "less than a thousand euros"]
+        );
+        assert_eq!(
+            texts("3,000 euros"),
+            ["more than 2,000 euros", "less than 10,000 euros"]
+        );
+        assert_eq!(
+            texts("$2.5 billion"),
+            ["more than $2 billion", "less than $10 billion"]
+        );
+        assert_eq!(texts("1.5"), ["more than 1", "fewer than ten"]);
+        assert_eq!(texts("3.5%"), ["more than 3%"]);
+        assert_eq!(texts("45 per cent"), ["more than 40%"]);
+        assert_eq!(
+            texts("two hundred"),
+            ["more than a hundred", "fewer than a thousand"]
+        );
+        assert_eq!(
+            texts("5–10 years"),
+            ["fewer than a hundred years"]
+        );
+        assert_eq!(
+            texts("between 15 and 20 metres"),
+            ["more than ten metres", "fewer than a hundred metres"]
+        );
+        assert_eq!(
+            texts("$100–130 million"),
+            ["more than $50 million", "less than $1 billion"]
+        );
+        assert_eq!(
+            texts("fourth"),
+            ["one of the first ten", "one of the first hundred"]
+        );
+        assert_eq!(texts("21st"), ["one of the first hundred", "one of the first thousand"]);
+        assert_eq!(texts("Twenty-First"), texts("21st"));
+        assert_eq!(texts("twelfth"), texts("12th"));
+    }
+
+    #[test]
     fn what_states_no_count_gives_nothing() {
         for surface in [
             "one",
-            "first",
-            "12th",
+            "second",
             ".983",
-            "$100–130 million",
+            "1,5",
+            "10.000",
+            "10.000 euros",
+            "5 per",
             "number 31",
             "twice",
             "",
