@@ -1,7 +1,8 @@
 //! A window's label probabilities are a function of the window alone (issue 37): on real MiniLM
 //! weights, every window of texts of many lengths gives the same bits detected alone and batched
-//! with the others, at token budgets of 512, 4096 and 16384 pieces, on 1 and 2 threads, with the
-//! texts in two orders. Runs when the weights are cached (`kanon models fetch all-minilm-l6-v2`).
+//! with the others, at token budgets of 512, 4096 and 16384 pieces, on 1, 2 and 3 threads, with
+//! the texts in two orders. Runs when the weights are cached (`kanon models fetch
+//! all-minilm-l6-v2`).
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
@@ -94,7 +95,14 @@ fn a_windows_probabilities_do_not_depend_on_its_batch() {
 
     let mut reversed = texts.clone();
     reversed.reverse();
-    for (budget, threads) in [(512, 2), (4096, 2), (16_384, 2), (4096, 1), (512, 1)] {
+    for (budget, threads) in [
+        (512, 2),
+        (4096, 2),
+        (16_384, 2),
+        (4096, 1),
+        (512, 1),
+        (4096, 3),
+    ] {
         let together = bits(&tagger, &texts, budget, threads);
         let backwards = bits(&tagger, &reversed, budget, threads);
         for (t, want) in alone.iter().enumerate() {
