@@ -16,3 +16,5 @@ T=sum(tot.values()); G=sum(gen.values())
 print(f"{'type':10} {'entities':>8} {'generalized':>11} {'share':>6}")
 for t in sorted(tot): print(f"{t:10} {tot[t]:8} {gen[t]:11} {gen[t]/tot[t]:6.1%}")
 print(f"{'all':10} {T:8} {G:11} {G/T:6.1%}")
+T2=T-tot['DATETIME']; G2=G-gen['DATETIME']
+if T2: print(f"{'no dates':10} {T2:8} {G2:11} {G2/T2:6.1%}")

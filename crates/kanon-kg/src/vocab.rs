@@ -534,18 +534,28 @@ mod tests {
             v.person_hypernyms("Singer").unwrap(),
             ["musician", "performer", "entertainer"]
         );
-        let thames = v.named_senses("the river thames").or(v.named_senses("Thames"));
+        let thames = v
+            .named_senses("the river thames")
+            .or(v.named_senses("Thames"));
         assert_eq!(
             thames.unwrap()[0],
             NamedSense {
                 category: "object".into(),
-                kinds: vec!["a river".into(), "a stream".into(), "a body of water".into()],
+                kinds: vec![
+                    "a river".into(),
+                    "a stream".into(),
+                    "a body of water".into()
+                ],
                 part_of: Some("England".into()),
             }
         );
         assert!(v.is_religion("sunni islam"));
         assert!(v.is_common_word_place("Reading") && !v.is_common_word_place("Oslo"));
-        assert!(v.is_company_suffix("gmbh") && v.is_company_suffix("S.A.") && !v.is_company_suffix("Oslo"));
+        assert!(
+            v.is_company_suffix("gmbh")
+                && v.is_company_suffix("S.A.")
+                && !v.is_company_suffix("Oslo")
+        );
         // Two person senses that share no telling hypernym: no chain.
         assert_eq!(v.person_hypernyms("minister"), None);
         for city in &v.cities {

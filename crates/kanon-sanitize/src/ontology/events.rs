@@ -95,7 +95,11 @@ fn stated(words: &[&str]) -> Option<(&'static [&'static str], bool)> {
     })
 }
 
-const OLYMPICS: &[&str] = &["an Olympic Games", "a multi-sport event", "a sporting event"];
+const OLYMPICS: &[&str] = &[
+    "an Olympic Games",
+    "a multi-sport event",
+    "a sporting event",
+];
 
 /// Whether the name holds what a work's title seldom does: a place, a demonym, an ordinal or
 /// `world`.
@@ -159,7 +163,10 @@ mod tests {
         assert_eq!(texts("Treaty of Versailles"), ["a treaty", "an agreement"]);
         assert_eq!(
             texts("1998 FIFA World Cup")[..2],
-            ["a world cup in the 1990s", "a world cup in the 20th century"]
+            [
+                "a world cup in the 1990s",
+                "a world cup in the 20th century"
+            ]
         );
         assert_eq!(texts("the Convention"), ["a convention"]);
     }

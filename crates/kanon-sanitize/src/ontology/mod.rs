@@ -4,15 +4,26 @@
 //! - places ([`places`]): a city to its first-level region, country, sub-region and region
 //!   (GeoNames, UN M49); a first-level region to its country; a country to its sub-region and
 //!   region; a demonym to its sub-region's and region's adjectives;
-//! - kinds of people ([`people`]): WordNet's hypernyms (`singer` → `a musician` → `a performer`);
-//! - organisations ([`organizations`]): a listed organisation's kind, or the kind its own name
-//!   says with the place it names (`the University of Oslo` → `a university in Norway`);
+//! - kinds of people ([`people`]): WordNet's hypernyms (`singer` → `a musician` → `a performer`),
+//!   and the office a title states (`Minister of Finance` → `a government minister` → `a
+//!   politician`);
+//! - organisations ([`organizations`]): a listed organisation's kind, or the kind its own name,
+//!   legal form or club name says, with the place it names (`the University of Oslo` → `a
+//!   university in Norway`; `Siemens AG` → `a company`);
+//! - named things WordNet knows ([`named`]): rivers, mountains, wars, languages, religions,
+//!   universities (`Thames` → `a river in England`; `Hindi` → `an Indic language`);
+//! - events, agreements and laws ([`events`]): the kind the name states and the period its year
+//!   gives (`2008 Summer Olympics` → `an Olympic Games in the 2000s`);
+//! - religions ([`religions`]): listed religions and beliefs;
 //! - awards ([`awards`]): the kind a listed or self-describing award is (`Nobel Prize in
 //!   Literature` → `a prize` → `an award`);
 //! - quantities ([`quantities`]): bounds of a widening range (`87 films` → `more than 80 films`
-//!   → `fewer than a hundred films`).
+//!   → `fewer than a hundred films`), money, decimals, ranges and ordinals.
 //!
-//! Dates have their own ladder (`crate::date`).
+//! Dates have their own ladder (`crate::date`). Every hierarchy reads a name the same whatever
+//! its case (`university of oslo` as `University of Oslo`): the KG attacker maps the lower-cased
+//! terms of its index through [`kg_rungs`] to learn whom each rung covers, and a rung must cover
+//! the same people there as in the text. Each is hash lookups on tables parsed once.
 //!
 //! ```
 //! use kanon_core::EntityType;
@@ -236,6 +247,60 @@ mod tests {
             RungSource::AwardList
         );
         assert!(kg_candidates(EntityType::Misc, "Titanic").is_empty());
+    }
+
+    /// The KG attacker maps its index's lower-cased terms through `kg_rungs`: a name must climb
+    /// the same way however it is written.
+    #[test]
+    fn case_plays_no_part() {
+        for (entity_type, surface) in [
+            (EntityType::Loc, "Bergen"),
+            (EntityType::Loc, "Thames"),
+            (EntityType::Org, "University of Oslo"),
+            (EntityType::Org, "Norwegian Labour Party"),
+            (EntityType::Org, "Siemens AG"),
+            (EntityType::Org, "Manchester United"),
+            (EntityType::Org, "Harvard"),
+            (EntityType::Misc, "World War II"),
+            (EntityType::Misc, "2008 Summer Olympics"),
+            (EntityType::Misc, "Sunni Islam"),
+            (EntityType::Misc, "Hindi"),
+            (EntityType::Dem, "Singer"),
+            (EntityType::Dem, "Prime Minister"),
+            (EntityType::Dem, "Minister of Finance"),
+            (EntityType::Quantity, "EUR 10,000"),
+            (EntityType::Quantity, "Fourth"),
+        ] {
+            let written = kg_candidates(entity_type, surface);
+            assert!(!written.is_empty(), "{surface}");
+            assert_eq!(
+                kg_candidates(entity_type, &surface.to_lowercase()),
+                written,
+                "{surface}"
+            );
+        }
+    }
+
+    /// Every term of a KG index goes through `kg_rungs` once: it must be hash lookups, not
+    /// parsing (a loose bound, for a loaded machine running tests in debug builds).
+    #[test]
+    fn a_hundred_thousand_terms_take_seconds_at_most() {
+        let terms = [
+            "university of oslo",
+            "5 august 1992",
+            "chemist",
+            "bergen",
+            "nowhere in particular",
+        ];
+        let _ = kg_rungs(EntityType::Loc, "warm up the vocabulary");
+        let started = std::time::Instant::now();
+        for i in 0..100_000 {
+            let term = terms[i % terms.len()];
+            for entity_type in [EntityType::Loc, EntityType::Org, EntityType::Misc] {
+                std::hint::black_box(kg_rungs(entity_type, term));
+            }
+        }
+        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
     }
 
     #[test]

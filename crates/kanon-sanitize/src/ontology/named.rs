@@ -109,7 +109,10 @@ fn sense_rungs(vocabulary: &Vocabulary, entity_type: EntityType, sense: &NamedSe
     if let (Some(kind), Some(whole)) = (sense.kinds.first(), &sense.part_of) {
         rungs.extend(placed(vocabulary, kind, whole));
     }
-    rungs.extend(Rung::all(RungSource::WordNetNames, sense.kinds.iter().cloned()));
+    rungs.extend(Rung::all(
+        RungSource::WordNetNames,
+        sense.kinds.iter().cloned(),
+    ));
     if sense.category == "religion" {
         rungs.push(Rung::new(RungSource::WordNetNames, "a religion"));
     }
@@ -169,7 +172,10 @@ mod tests {
         let thames = texts(EntityType::Loc, "Thames");
         assert_eq!(thames[0], "a river in England");
         assert!(thames.contains(&"a river in the United Kingdom".to_owned()));
-        assert_eq!(thames[thames.len() - 3..], ["a river", "a stream", "a body of water"]);
+        assert_eq!(
+            thames[thames.len() - 3..],
+            ["a river", "a stream", "a body of water"]
+        );
         // A river and a state: nothing true of both.
         assert!(texts(EntityType::Loc, "Mississippi").is_empty());
         // Lower case reads the same.

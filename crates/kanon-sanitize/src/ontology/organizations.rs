@@ -96,24 +96,51 @@ const FOOTBALL_CLUB: Kind = Kind {
 /// head word: the last word before `of`, `for`, `on`, `at` or `in`, else the last word.
 fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usize>)> {
     const PHRASES: &[(&[&str], Kind)] = &[
-        (&["house", "of", "commons"], kind("a legislative chamber", LEGISLATURE)),
-        (&["house", "of", "lords"], kind("a legislative chamber", LEGISLATURE)),
+        (
+            &["house", "of", "commons"],
+            kind("a legislative chamber", LEGISLATURE),
+        ),
+        (
+            &["house", "of", "lords"],
+            kind("a legislative chamber", LEGISLATURE),
+        ),
         (
             &["house", "of", "representatives"],
             kind("a legislative chamber", LEGISLATURE),
         ),
-        (&["house", "of", "delegates"], kind("a legislative chamber", LEGISLATURE)),
-        (&["chamber", "of", "deputies"], kind("a legislative chamber", LEGISLATURE)),
-        (&["chamber", "of", "commerce"], kind("a chamber of commerce", &[])),
-        (&["legislative", "assembly"], kind("a legislative assembly", LEGISLATURE)),
-        (&["national", "assembly"], kind("a national assembly", LEGISLATURE)),
-        (&["air", "force"], kind("an air force", &["a military branch"])),
+        (
+            &["house", "of", "delegates"],
+            kind("a legislative chamber", LEGISLATURE),
+        ),
+        (
+            &["chamber", "of", "deputies"],
+            kind("a legislative chamber", LEGISLATURE),
+        ),
+        (
+            &["chamber", "of", "commerce"],
+            kind("a chamber of commerce", &[]),
+        ),
+        (
+            &["legislative", "assembly"],
+            kind("a legislative assembly", LEGISLATURE),
+        ),
+        (
+            &["national", "assembly"],
+            kind("a national assembly", LEGISLATURE),
+        ),
+        (
+            &["air", "force"],
+            kind("an air force", &["a military branch"]),
+        ),
         (&["stock", "exchange"], kind("a stock exchange", &[])),
         (&["broadcasting", "corporation"], kind("a broadcaster", &[])),
         (&["broadcasting", "company"], kind("a broadcaster", &[])),
         (&["record", "label"], kind("a record label", COMPANY)),
         (&["football", "club"], FOOTBALL_CLUB),
-        (&["public", "prosecutor"], kind("a prosecution service", GOVERNMENT)),
+        (
+            &["public", "prosecutor"],
+            kind("a prosecution service", GOVERNMENT),
+        ),
     ];
     for (phrase, kind) in PHRASES {
         if let Some(at) = words
@@ -126,7 +153,10 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
     for len in (1..=4.min(words.len().saturating_sub(1))).rev() {
         let tail = words[words.len() - len..].join(" ");
         if vocabulary.is_company_suffix(&tail) && !NOT_LEGAL_FORMS.contains(&tail.as_str()) {
-            return Some((kind("a company", &[]), (words.len() - len..words.len()).collect()));
+            return Some((
+                kind("a company", &[]),
+                (words.len() - len..words.len()).collect(),
+            ));
         }
     }
     let cut = words
@@ -234,8 +264,8 @@ fn head_kind(head: &str) -> Option<Kind> {
         "press" | "publishing" | "publishers" | "books" => kind("a publisher", &[]),
         "pictures" | "studios" => kind("a film studio", COMPANY),
         "productions" => kind("a production company", COMPANY),
-        "company" | "corporation" | "corp" | "inc" | "incorporated" | "limited" | "ltd"
-        | "plc" | "llc" => kind("a company", &[]),
+        "company" | "corporation" | "corp" | "inc" | "incorporated" | "limited" | "ltd" | "plc"
+        | "llc" => kind("a company", &[]),
         "industries" | "enterprises" => kind("a company", &[]),
         "holdings" => kind("a holding company", COMPANY),
         "airlines" | "airline" | "airways" => kind("an airline", COMPANY),
@@ -243,8 +273,9 @@ fn head_kind(head: &str) -> Option<Kind> {
         "pharmaceuticals" => kind("a pharmaceutical company", COMPANY),
         "railway" | "railways" | "railroad" => kind("a railway", &[]),
         "team" => kind("a team", &[]),
-        "fc" | "afc" | "cf" | "united" | "city" | "rovers" | "wanderers" | "albion"
-        | "hotspur" => FOOTBALL_CLUB,
+        "fc" | "afc" | "cf" | "united" | "city" | "rovers" | "wanderers" | "albion" | "hotspur" => {
+            FOOTBALL_CLUB
+        }
         _ => return None,
     })
 }
@@ -282,7 +313,10 @@ fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>>
         let mut matched = 0;
         for len in (1..=3.min(words.len() - start)).rev() {
             let span = &words[start..start + len];
-            if span.iter().any(|w| FUNCTION_WORDS.contains(w) || head_kind(w).is_some()) {
+            if span
+                .iter()
+                .any(|w| FUNCTION_WORDS.contains(w) || head_kind(w).is_some())
+            {
                 continue;
             }
             let candidate = span.join(" ");
@@ -314,7 +348,9 @@ fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>>
     found
 }
 
-const FUNCTION_WORDS: &[&str] = &["the", "of", "and", "for", "on", "at", "in", "de", "la", "le"];
+const FUNCTION_WORDS: &[&str] = &[
+    "the", "of", "and", "for", "on", "at", "in", "de", "la", "le",
+];
 
 #[cfg(test)]
 mod tests {

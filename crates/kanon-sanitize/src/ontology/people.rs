@@ -42,9 +42,7 @@ pub(super) fn office(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>
         let of_office = matches!(after.first(), Some(&"of" | &"for"))
             && !after.iter().any(|w| CHURCH_WORDS.contains(w));
         let deputy = words[..i].iter().any(|w| matches!(*w, "deputy" | "vice"));
-        if before == Some("prime") && !deputy {
-            &["a head of government", "a politician"]
-        } else if before == Some("chief") && !deputy {
+        if matches!(before, Some("prime" | "chief")) && !deputy {
             &["a head of government", "a politician"]
         } else if of_office || before.is_some_and(|w| GOVERNMENT_PORTFOLIOS.contains(&w)) {
             &["a government minister", "a politician"]
@@ -53,21 +51,15 @@ pub(super) fn office(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>
         }
     } else if words.starts_with(&["secretary", "of", "state"]) {
         &["a government minister", "a politician"]
-    } else if words.first() == Some(&"president")
-        && words.get(1) == Some(&"of")
-        && (words[2..].join(" ") == "the republic"
-            || vocabulary.country(&words[2..].join(" ")).is_some())
-    {
-        &["a head of state", "a politician"]
-    } else if words.len() == 2
-        && words[1] == "president"
-        && vocabulary.country_of_demonym(words[0]).is_some()
-    {
+    } else if head_of_state(vocabulary, &words) {
         &["a head of state", "a politician"]
     } else if words.starts_with(&["member", "of"])
-        && words[2..]
-            .iter()
-            .any(|w| matches!(*w, "parliament" | "congress" | "assembly" | "house" | "senate"))
+        && words[2..].iter().any(|w| {
+            matches!(
+                *w,
+                "parliament" | "congress" | "assembly" | "house" | "senate"
+            )
+        })
         || matches!(words.as_slice(), ["mp"] | ["mla"] | ["mep"])
     {
         &["a legislator", "a politician"]
@@ -82,18 +74,74 @@ pub(super) fn office(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>
     ))
 }
 
+/// `President of Finland`, `President of the Republic`, `Finnish President`.
+fn head_of_state(vocabulary: &Vocabulary, words: &[&str]) -> bool {
+    match words {
+        ["president", "of", rest @ ..] => {
+            let rest = rest.join(" ");
+            rest == "the republic" || vocabulary.country(&rest).is_some()
+        }
+        [demonym, "president"] => vocabulary.country_of_demonym(demonym).is_some(),
+        _ => false,
+    }
+}
+
 /// Words that make a `minister of …` a church's (`minister of religion`, `of the Gospel`).
 const CHURCH_WORDS: &[&str] = &[
-    "religion", "church", "god", "gospel", "christ", "word", "congregation", "parish",
+    "religion",
+    "church",
+    "god",
+    "gospel",
+    "christ",
+    "word",
+    "congregation",
+    "parish",
 ];
 
 /// Portfolios and ranks that, before `minister`, make it a government's (`Foreign Minister`).
 const GOVERNMENT_PORTFOLIOS: &[&str] = &[
-    "prime", "chief", "foreign", "finance", "defence", "defense", "interior", "justice", "health", "education",
-    "cabinet", "deputy", "junior", "state", "home", "labour", "labor", "trade", "transport",
-    "agriculture", "environment", "culture", "energy", "economy", "economic", "sports", "tourism",
-    "information", "industry", "federal", "union", "railway", "railways", "commerce", "treasury",
-    "government", "housing", "science", "communications", "fisheries", "immigration", "planning",
+    "prime",
+    "chief",
+    "foreign",
+    "finance",
+    "defence",
+    "defense",
+    "interior",
+    "justice",
+    "health",
+    "education",
+    "cabinet",
+    "deputy",
+    "junior",
+    "state",
+    "home",
+    "labour",
+    "labor",
+    "trade",
+    "transport",
+    "agriculture",
+    "environment",
+    "culture",
+    "energy",
+    "economy",
+    "economic",
+    "sports",
+    "tourism",
+    "information",
+    "industry",
+    "federal",
+    "union",
+    "railway",
+    "railways",
+    "commerce",
+    "treasury",
+    "government",
+    "housing",
+    "science",
+    "communications",
+    "fisheries",
+    "immigration",
+    "planning",
 ];
 
 fn rungs(chain: &[String], plural: bool) -> Vec<Rung> {
@@ -195,7 +243,10 @@ mod tests {
             office("Minister of State for Women and Child Development"),
             ["a government minister", "a politician"]
         );
-        assert_eq!(office("foreign minister"), office("Minister of State for Women"));
+        assert_eq!(
+            office("foreign minister"),
+            office("Minister of State for Women")
+        );
         assert_eq!(office("Prime Minister")[0], "a head of government");
         assert_eq!(office("Deputy Prime Minister")[0], "a government minister");
         assert_eq!(office("President of Finland")[0], "a head of state");

@@ -150,7 +150,10 @@ fn ordinal_word(word: &str) -> Option<u64> {
 /// The length of a currency written before the number: a sign (`$`, `€`) or an ISO 4217 code and
 /// a space (`EUR 10,000`, `eur 10,000`).
 fn currency_prefix(surface: &str) -> usize {
-    if let Some(sign) = ["US$", "$", "€", "£"].iter().find(|c| surface.starts_with(**c)) {
+    if let Some(sign) = ["US$", "$", "€", "£"]
+        .iter()
+        .find(|c| surface.starts_with(**c))
+    {
         return sign.len();
     }
     match surface.split_once(' ') {
@@ -236,11 +239,51 @@ fn currency_name(code: &str) -> Option<&'static str> {
 
 /// Words of a currency stated after the amount (`10,000 euros`): the bounds say `less`.
 const CURRENCY_WORDS: &[&str] = &[
-    "euro", "euros", "dollar", "dollars", "pound", "pounds", "franc", "francs", "mark", "marks",
-    "krone", "kroner", "krona", "kronor", "zloty", "zlotys", "lira", "lire", "liras", "rouble",
-    "roubles", "ruble", "rubles", "hryvnia", "hryvnias", "forint", "forints", "koruna", "korunas",
-    "yen", "rupee", "rupees", "peso", "pesos", "drachma", "drachmas", "schilling", "schillings",
-    "lei", "leva", "dinar", "dinars", "eur", "usd", "gbp",
+    "euro",
+    "euros",
+    "dollar",
+    "dollars",
+    "pound",
+    "pounds",
+    "franc",
+    "francs",
+    "mark",
+    "marks",
+    "krone",
+    "kroner",
+    "krona",
+    "kronor",
+    "zloty",
+    "zlotys",
+    "lira",
+    "lire",
+    "liras",
+    "rouble",
+    "roubles",
+    "ruble",
+    "rubles",
+    "hryvnia",
+    "hryvnias",
+    "forint",
+    "forints",
+    "koruna",
+    "korunas",
+    "yen",
+    "rupee",
+    "rupees",
+    "peso",
+    "pesos",
+    "drachma",
+    "drachmas",
+    "schilling",
+    "schillings",
+    "lei",
+    "leva",
+    "dinar",
+    "dinars",
+    "eur",
+    "usd",
+    "gbp",
 ];
 
 /// `4,312` → 4312; none for commas not grouping three digits (`1,5`, a decimal comma).
@@ -297,7 +340,9 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
     let mut rest: Vec<&str> = words.collect();
     if !fraction
         && number < 100
-        && rest.first().is_some_and(|w| w.eq_ignore_ascii_case("hundred"))
+        && rest
+            .first()
+            .is_some_and(|w| w.eq_ignore_ascii_case("hundred"))
     {
         number *= 100;
         rest.remove(0);
@@ -503,10 +548,7 @@ mod tests {
             texts("two hundred"),
             ["more than a hundred", "fewer than a thousand"]
         );
-        assert_eq!(
-            texts("5–10 years"),
-            ["fewer than a hundred years"]
-        );
+        assert_eq!(texts("5–10 years"), ["fewer than a hundred years"]);
         assert_eq!(
             texts("between 15 and 20 metres"),
             ["more than ten metres", "fewer than a hundred metres"]
@@ -519,7 +561,10 @@ mod tests {
             texts("fourth"),
             ["one of the first ten", "one of the first hundred"]
         );
-        assert_eq!(texts("21st"), ["one of the first hundred", "one of the first thousand"]);
+        assert_eq!(
+            texts("21st"),
+            ["one of the first hundred", "one of the first thousand"]
+        );
         assert_eq!(texts("Twenty-First"), texts("21st"));
         assert_eq!(texts("twelfth"), texts("12th"));
     }

@@ -38,7 +38,10 @@ mod tests {
                 .collect()
         };
         assert_eq!(texts("Sunni Islam"), ["a religion or belief"]);
-        assert_eq!(texts("eastern orthodox church"), ["a church", "a religion or belief"]);
+        assert_eq!(
+            texts("eastern orthodox church"),
+            ["a church", "a religion or belief"]
+        );
         assert!(texts("Chelsea").is_empty());
     }
 }
