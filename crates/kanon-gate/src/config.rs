@@ -85,7 +85,7 @@ impl Default for GateConfig {
             top_k: 1,
             margin: 0.5,
             max_words_changed: 0.4,
-            words_per_round: 2,
+            words_per_round: 1,
             max_rounds: 40,
             adjacency_bonus: 1.0,
             neural_candidates: 48,
@@ -138,7 +138,7 @@ impl GateConfig {
                 return Err(format!("{name} = {value} (a share in [0, 1])"));
             }
         }
-        if !(self.adjacency_bonus >= 0.0) {
+        if self.adjacency_bonus.is_nan() || self.adjacency_bonus < 0.0 {
             return Err(format!(
                 "adjacency_bonus = {} (at least 0)",
                 self.adjacency_bonus
@@ -237,10 +237,16 @@ mod tests {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, "k = 5\nmax_words_changed = 1.5\n").unwrap();
         let err = GateConfig::load(&path).unwrap_err().to_string();
-        assert!(err.contains("bad.toml") && err.contains("max_words_changed"), "{err}");
+        assert!(
+            err.contains("bad.toml") && err.contains("max_words_changed"),
+            "{err}"
+        );
         std::fs::write(&path, "k = 5\n\ntop_kk = 2\n").unwrap();
         let err = GateConfig::load(&path).unwrap_err().to_string();
-        assert!(err.contains("bad.toml:3") && err.contains("top_kk"), "{err}");
+        assert!(
+            err.contains("bad.toml:3") && err.contains("top_kk"),
+            "{err}"
+        );
         assert!(GateConfig::builder().words_per_round(0).build().is_err());
     }
 }

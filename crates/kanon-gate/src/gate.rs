@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use kanon_core::Span;
-use kanon_sanitize::{Constraints, Mention, Reason, SanitizedDocument, Sanitized, Sanitizer};
+use kanon_sanitize::{Constraints, Mention, Reason, Sanitized, SanitizedDocument, Sanitizer};
 
 use crate::certificate::{
     AttackerOutcome, CapReason, Certificate, Escalation, KgCertificate, OutputSpan, Status,
@@ -193,7 +193,9 @@ impl<'a> Gate<'a> {
                     state.outcome = Some((status, None, observation));
                 } else if round == self.config.max_rounds {
                     state.outcome = Some((Status::Capped, Some(CapReason::Rounds), observation));
-                } else if let Some(reason) = self.escalate(&docs[i], state, &observation, round + 1)? {
+                } else if let Some(reason) =
+                    self.escalate(&docs[i], state, &observation, round + 1)?
+                {
                     state.outcome = Some((Status::Capped, Some(reason), observation));
                 } else {
                     state.rounds = round + 1;
@@ -230,10 +232,7 @@ impl<'a> Gate<'a> {
         }
         let mut observations = Vec::with_capacity(active.len());
         for (slot, &i) in active.iter().enumerate() {
-            let kg = self
-                .kg
-                .as_ref()
-                .map(|kg| kg.check(docs[i].id, texts[slot]));
+            let kg = self.kg.as_ref().map(|kg| kg.check(docs[i].id, texts[slot]));
             let reid = self
                 .attackers
                 .iter()
@@ -292,28 +291,31 @@ impl<'a> Gate<'a> {
                 continue;
             }
             // What each climbing entity took: a candidate, or past the last its label.
-            let pending = pending.into_iter().map(|p| match p {
-                Pending::Rung {
-                    round,
-                    entity,
-                    from,
-                    ..
-                } => {
-                    let to = sanitized
-                        .document
-                        .edits
-                        .iter()
-                        .find(|e| e.entity == entity)
-                        .and_then(|e| e.choice.filter(|_| e.reason != Reason::Escalated));
+            let pending = pending
+                .into_iter()
+                .map(|p| match p {
                     Pending::Rung {
                         round,
                         entity,
                         from,
-                        to,
+                        ..
+                    } => {
+                        let to = sanitized
+                            .document
+                            .edits
+                            .iter()
+                            .find(|e| e.entity == entity)
+                            .and_then(|e| e.choice.filter(|_| e.reason != Reason::Escalated));
+                        Pending::Rung {
+                            round,
+                            entity,
+                            from,
+                            to,
+                        }
                     }
-                }
-                mask => mask,
-            }).collect::<Vec<_>>();
+                    mask => mask,
+                })
+                .collect::<Vec<_>>();
             state.constraints = constraints;
             state.sanitized = sanitized;
             state.escalations.extend(pending);

@@ -15,7 +15,9 @@ use kanon_core::{EntityType, Progress};
 use kanon_eval::job::Truth;
 use kanon_eval::privacy::NeuralAttackerJob;
 use kanon_llm::{CachedModel, ChatModel};
-use kanon_sanitize::{Mention, SanitizeSettings, SanitizedDocument, Sanitizer, SpanSource, Strategy};
+use kanon_sanitize::{
+    Mention, SanitizeSettings, SanitizedDocument, Sanitizer, SpanSource, Strategy,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::certificate::{Certificate, Status};
@@ -215,8 +217,7 @@ impl Models {
     }
 
     fn sanitizer(&self, settings: &SanitizeSettings) -> Result<Sanitizer<'_>> {
-        let mut sanitizer =
-            Sanitizer::new(settings.sanitizer.clone()).map_err(Error::Sanitize)?;
+        let mut sanitizer = Sanitizer::new(settings.sanitizer.clone()).map_err(Error::Sanitize)?;
         if let Some(model) = &self.generator {
             sanitizer = sanitizer.with_model(model);
         }
@@ -288,8 +289,12 @@ pub fn run_until(
     let mut attackers: Vec<&dyn ReidAttacker> = Vec::new();
     for kind in &config.attackers {
         match kind {
-            AttackerKind::Bm25 => attackers.extend(lexicon.as_ref().map(|a| a as &dyn ReidAttacker)),
-            AttackerKind::Neural => attackers.extend(neural.as_ref().map(|a| a as &dyn ReidAttacker)),
+            AttackerKind::Bm25 => {
+                attackers.extend(lexicon.as_ref().map(|a| a as &dyn ReidAttacker))
+            }
+            AttackerKind::Neural => {
+                attackers.extend(neural.as_ref().map(|a| a as &dyn ReidAttacker))
+            }
             AttackerKind::Kg => {}
         }
     }

@@ -48,6 +48,9 @@ fn search_error(error: tantivy::TantivyError) -> Error {
     Error::Search(Box::new(error))
 }
 
+/// Each word's BM25 weight per person who has it (sorted by person), once computed.
+type WeightCache = HashMap<String, Arc<Vec<(usize, f32)>>>;
+
 /// BM25 over the background texts.
 pub struct Bm25Attacker {
     index: Index,
@@ -56,7 +59,7 @@ pub struct Bm25Attacker {
     person: Field,
     people: usize,
     /// Each word's BM25 weight per person who has it, once computed.
-    weights: Mutex<HashMap<String, Arc<Vec<(usize, f32)>>>>,
+    weights: Mutex<WeightCache>,
 }
 
 impl std::fmt::Debug for Bm25Attacker {
@@ -153,7 +156,7 @@ impl Bm25Attacker {
         Ok(weights)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Vec<(usize, f32)>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, WeightCache> {
         self.weights
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -282,8 +285,13 @@ impl ReidAttacker for NeuralScorer {
 /// careful reading); none when the attacker cannot name them at all.
 pub fn rank(scores: &[f32], person: usize) -> Option<usize> {
     let own = *scores.get(person)?;
-    own.is_finite()
-        .then(|| 1 + scores.iter().enumerate().filter(|&(p, &s)| p != person && s >= own).count())
+    own.is_finite().then(|| {
+        1 + scores
+            .iter()
+            .enumerate()
+            .filter(|&(p, &s)| p != person && s >= own)
+            .count()
+    })
 }
 
 /// The best-scored person, ties to the lowest index; none when no one has a finite score.
@@ -329,7 +337,9 @@ mod tests {
     #[test]
     fn a_text_scores_the_sum_of_its_words_weights() {
         let attacker = Bm25Attacker::new(&background()).unwrap();
-        let scores = attacker.scores(&["The chemist was born in Vienna."]).unwrap();
+        let scores = attacker
+            .scores(&["The chemist was born in Vienna."])
+            .unwrap();
         assert_eq!(first(&scores[0]), Some(0));
         assert_eq!(rank(&scores[0], 0), Some(1));
         assert_eq!(rank(&scores[0], 2), None);
@@ -337,7 +347,11 @@ mod tests {
             .iter()
             .map(|w| attacker.weight(w, 0).unwrap())
             .sum();
-        assert!((sum - scores[0][0]).abs() < 1e-4, "{sum} vs {}", scores[0][0]);
+        assert!(
+            (sum - scores[0][0]).abs() < 1e-4,
+            "{sum} vs {}",
+            scores[0][0]
+        );
         assert!(attacker.lead(&scores[0]) > 0.5);
         let tokens = attacker.tokens("Tromsø, Vienna").unwrap();
         assert_eq!(tokens[0].form, "tromsø");

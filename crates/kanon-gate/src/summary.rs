@@ -106,15 +106,15 @@ impl GateSummary {
 
     /// The figures as a person reads them (Markdown; ids, never text).
     pub fn render(&self) -> String {
-        let mut out = String::from("| documents | passed | escalated | capped |\n| ---: | ---: | ---: | ---: |\n");
+        let mut out = String::from(
+            "| documents | passed | escalated | capped |\n| ---: | ---: | ---: | ---: |\n",
+        );
         out += &format!(
             "| {} | {} | {} | {} |\n\n",
             self.documents, self.passed, self.escalated, self.capped
         );
         if !self.trir.is_empty() {
-            out += &format!(
-                "| attacker | TRIR before | TRIR after |\n| --- | ---: | ---: |\n"
-            );
+            out += "| attacker | TRIR before | TRIR after |\n| --- | ---: | ---: |\n";
             for (name, trir) in &self.trir {
                 out += &format!(
                     "| {name} | {:.1} % | {:.1} % |\n",

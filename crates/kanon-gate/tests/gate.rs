@@ -2,6 +2,7 @@
 //! climbed past; the gate's output re-checked by Algorithm 1 finds nothing; the BM25 attacker
 //! is made to fail; certificates hold no original string; a resumed run equals an
 //! uninterrupted one.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
 
@@ -78,12 +79,28 @@ fn a_generalization_that_alone_singles_a_person_out_climbs_a_rung() {
     let kg = KgAttacker::new(&index, config.labeler());
     // The sanitizer alone: "a city in Styria" names the one person living there.
     let plain = sanitizer.sanitize("d1", text, &mentions).unwrap();
-    assert!(plain.document.text.contains("a city in Styria"), "{}", plain.document.text);
+    assert!(
+        plain.document.text.contains("a city in Styria"),
+        "{}",
+        plain.document.text
+    );
     assert!(!kg.check("d1", &plain.document.text).passes());
 
-    let gate = Gate::new(config.clone(), &sanitizer, Some(KgAttacker::new(&index, config.labeler())), Vec::new(), None).unwrap();
+    let gate = Gate::new(
+        config.clone(),
+        &sanitizer,
+        Some(KgAttacker::new(&index, config.labeler())),
+        Vec::new(),
+        None,
+    )
+    .unwrap();
     let gated = gate
-        .certify(&[GateInput { id: "d1", text, mentions: &mentions, person: None }])
+        .certify(&[GateInput {
+            id: "d1",
+            text,
+            mentions: &mentions,
+            person: None,
+        }])
         .unwrap();
     let gated = &gated[0];
     assert_eq!(
@@ -95,10 +112,19 @@ fn a_generalization_that_alone_singles_a_person_out_climbs_a_rung() {
     assert_eq!(certificate.status, Status::Escalated);
     assert_eq!(
         certificate.escalations,
-        [Escalation::Rung { round: 1, by: "kg".into(), entity: "LOC 1".into(), from: Some(1), to: Some(2) }]
+        [Escalation::Rung {
+            round: 1,
+            by: "kg".into(),
+            entity: "LOC 1".into(),
+            from: Some(1),
+            to: Some(2)
+        }]
     );
     let kg_figures = certificate.kg.as_ref().unwrap();
-    assert_eq!((kg_figures.objections_before, kg_figures.objections_after), (1, 0));
+    assert_eq!(
+        (kg_figures.objections_before, kg_figures.objections_after),
+        (1, 0)
+    );
     assert_eq!(kg_figures.k_reached, Some(10));
 }
 
@@ -106,17 +132,46 @@ fn a_generalization_that_alone_singles_a_person_out_climbs_a_rung() {
 fn a_term_outside_every_span_is_masked_and_the_cap_holds() {
     let dir = tempfile::tempdir().unwrap();
     let people = (0..6)
-        .map(|i| person(i, &[(Property::Occupation, "chemist"), (Property::BirthPlace, if i == 0 { "Graz" } else { "Vienna" })]))
+        .map(|i| {
+            person(
+                i,
+                &[
+                    (Property::Occupation, "chemist"),
+                    (Property::BirthPlace, if i == 0 { "Graz" } else { "Vienna" }),
+                ],
+            )
+        })
         .collect();
     let index = index_of(people, dir.path());
     let text = "Lilian Albano, a chemist, was born in Graz. Graz is where Albano grew up.";
     let mentions = [Mention::new(0, 13, EntityType::Person)];
-    let sanitizer = Sanitizer::new(SanitizerConfig::builder().strategy(Strategy::Label).build().unwrap()).unwrap();
+    let sanitizer = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::Label)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
     let config = kg_only(3);
-    let gate = Gate::new(config.clone(), &sanitizer, Some(KgAttacker::new(&index, config.labeler())), Vec::new(), None).unwrap();
-    let input = GateInput { id: "d1", text, mentions: &mentions, person: None };
+    let gate = Gate::new(
+        config.clone(),
+        &sanitizer,
+        Some(KgAttacker::new(&index, config.labeler())),
+        Vec::new(),
+        None,
+    )
+    .unwrap();
+    let input = GateInput {
+        id: "d1",
+        text,
+        mentions: &mentions,
+        person: None,
+    };
     let gated = gate.certify(&[input]).unwrap().remove(0);
-    assert_eq!(gated.document.text, "PERSON, a chemist, was born in ***. *** is where PERSON grew up.");
+    assert_eq!(
+        gated.document.text,
+        "PERSON, a chemist, was born in ***. *** is where PERSON grew up."
+    );
     let Escalation::Mask { words, by, .. } = &gated.certificate.escalations[0] else {
         panic!("{:?}", gated.certificate.escalations)
     };
@@ -126,11 +181,24 @@ fn a_term_outside_every_span_is_masked_and_the_cap_holds() {
         assert_eq!(chars[w.start..w.end].iter().collect::<String>(), "***");
     }
     // Masking Graz would change more than a tenth of the words: capped, never released as safe.
-    let strict = GateConfig { max_words_changed: 0.1, ..config.clone() };
-    let gate = Gate::new(strict.clone(), &sanitizer, Some(KgAttacker::new(&index, strict.labeler())), Vec::new(), None).unwrap();
+    let strict = GateConfig {
+        max_words_changed: 0.1,
+        ..config.clone()
+    };
+    let gate = Gate::new(
+        strict.clone(),
+        &sanitizer,
+        Some(KgAttacker::new(&index, strict.labeler())),
+        Vec::new(),
+        None,
+    )
+    .unwrap();
     let capped = gate.certify(&[input]).unwrap().remove(0);
     assert_eq!(capped.certificate.status, Status::Capped);
-    assert_eq!(capped.certificate.capped, Some(kanon_gate::CapReason::MaskingCap));
+    assert_eq!(
+        capped.certificate.capped,
+        Some(kanon_gate::CapReason::MaskingCap)
+    );
     assert!(capped.document.text.contains("Graz"));
 }
 
@@ -145,7 +213,13 @@ fn the_bm25_attacker_is_made_to_fail_by_masking_what_it_leans_on() {
     let bm25 = Bm25Attacker::new(&background).unwrap();
     let text = "Lilian Albano is a chemist who found a reaction and plays the violin.";
     let mentions = [Mention::new(0, 13, EntityType::Person)];
-    let sanitizer = Sanitizer::new(SanitizerConfig::builder().strategy(Strategy::Label).build().unwrap()).unwrap();
+    let sanitizer = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::Label)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
     let config = GateConfig::builder()
         .attackers(vec![AttackerKind::Bm25])
         .max_words_changed(0.6)
@@ -155,17 +229,33 @@ fn the_bm25_attacker_is_made_to_fail_by_masking_what_it_leans_on() {
     let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
     let gate = Gate::new(config, &sanitizer, None, attackers, Some(&bm25)).unwrap();
     let gated = gate
-        .certify(&[GateInput { id: "d1", text, mentions: &mentions, person: Some(0) }])
+        .certify(&[GateInput {
+            id: "d1",
+            text,
+            mentions: &mentions,
+            person: Some(0),
+        }])
         .unwrap()
         .remove(0);
     let outcome = &gated.certificate.attackers["bm25"];
     assert_eq!(outcome.rank_before, Some(1));
-    assert!(outcome.succeeded_before && !outcome.succeeded_after, "{gated:?}");
+    assert!(
+        outcome.succeeded_before && !outcome.succeeded_after,
+        "{gated:?}"
+    );
     assert_ne!(outcome.rank_after, Some(1));
     assert_eq!(gated.certificate.status, Status::Escalated);
     // The words it leaned on are gone; the sentence's frame stays.
-    assert!(!gated.document.text.contains("violin"), "{}", gated.document.text);
-    assert!(gated.document.text.starts_with("PERSON is a"), "{}", gated.document.text);
+    assert!(
+        !gated.document.text.contains("violin"),
+        "{}",
+        gated.document.text
+    );
+    assert!(
+        gated.document.text.starts_with("PERSON is a"),
+        "{}",
+        gated.document.text
+    );
 }
 
 /// Facts drawn from a small vocabulary, so that people share some and not others.

@@ -1,5 +1,6 @@
 //! The job: certificates hold no original string; a run stopped between batches and resumed
 //! writes what an uninterrupted run writes; the summary a person reads.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::Path;
 
@@ -28,9 +29,13 @@ fn fixture(dir: &Path) -> (GateJob, Vec<(String, Vec<String>)>) {
         let mut person = Person::new(format!("Q{i}"), name.clone());
         person.facts.push(Fact::new(Property::Occupation, job));
         person.facts.push(Fact::new(Property::BirthPlace, city));
-        person.facts.push(Fact::new(Property::Citizenship, "Austria"));
+        person
+            .facts
+            .push(Fact::new(Property::Citizenship, "Austria"));
         if i == 0 {
-            person.facts.push(Fact::new(Property::Award, "Kepler Prize"));
+            person
+                .facts
+                .push(Fact::new(Property::Award, "Kepler Prize"));
         }
         people.push(person);
         let hobby = ["sailing", "chess", "orchids", "falconry"][i % 4];
@@ -39,8 +44,14 @@ fn fixture(dir: &Path) -> (GateJob, Vec<(String, Vec<String>)>) {
             "public_knowledge": format!("{name} is an Austrian {job} born in {city}, who is fond of {hobby} and tango{i}."),
         }));
         if i < 6 {
-            let award = if i == 0 { " She won the Kepler Prize." } else { "" };
-            let text = format!("{name} is a {job} from Austria, born in {city}. {name} loves {hobby} and tango{i}.{award}");
+            let award = if i == 0 {
+                " She won the Kepler Prize."
+            } else {
+                ""
+            };
+            let text = format!(
+                "{name} is a {job} from Austria, born in {city}. {name} loves {hobby} and tango{i}.{award}"
+            );
             let at = text.find(city).unwrap();
             let second = text[at..].find(&name).unwrap() + at;
             let chars = |byte: usize| text[..byte].chars().count();
@@ -62,16 +73,26 @@ fn fixture(dir: &Path) -> (GateJob, Vec<(String, Vec<String>)>) {
     };
     write_jsonl(&dir.join("docs.jsonl"), &docs);
     write_jsonl(&dir.join("spans.jsonl"), &spans);
-    std::fs::write(dir.join("background.json"), serde_json::to_string(&background).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("background.json"),
+        serde_json::to_string(&background).unwrap(),
+    )
+    .unwrap();
     let job = GateJob {
         docs: dir.join("docs.jsonl"),
-        spans: SpanSource::File { path: dir.join("spans.jsonl") },
+        spans: SpanSource::File {
+            path: dir.join("spans.jsonl"),
+        },
         out: dir.join("out/gated.jsonl"),
         certificates: dir.join("out/certificates.jsonl"),
         summary: Some(dir.join("out/summary.json")),
         index: Some(dir.join("index")),
-        background: Some(BackgroundSource::Texts { path: dir.join("background.json") }),
-        truth: kanon_eval::job::Truth::Field { field: "person".into() },
+        background: Some(BackgroundSource::Texts {
+            path: dir.join("background.json"),
+        }),
+        truth: kanon_eval::job::Truth::Field {
+            field: "person".into(),
+        },
         neural: None,
         gate: GateConfig::builder()
             .attackers(vec![AttackerKind::Kg, AttackerKind::Bm25])
@@ -81,7 +102,10 @@ fn fixture(dir: &Path) -> (GateJob, Vec<(String, Vec<String>)>) {
             .build()
             .unwrap(),
         sanitize: SanitizeSettings {
-            sanitizer: SanitizerConfig::builder().strategy(Strategy::NumberedLabel).build().unwrap(),
+            sanitizer: SanitizerConfig::builder()
+                .strategy(Strategy::NumberedLabel)
+                .build()
+                .unwrap(),
             ..SanitizeSettings::default()
         },
     };
@@ -109,7 +133,10 @@ fn a_resumed_run_equals_an_uninterrupted_one_and_certificates_leak_nothing() {
     // Certificates name no original string, not even one the output still shows.
     for (id, strings) in &originals {
         for original in strings {
-            assert!(!certificates.contains(original.as_str()), "{id}: {original:?} in a certificate");
+            assert!(
+                !certificates.contains(original.as_str()),
+                "{id}: {original:?} in a certificate"
+            );
         }
     }
     // Nor does the partial file a stopped run leaves: stop after the first batch.
@@ -121,8 +148,19 @@ fn a_resumed_run_equals_an_uninterrupted_one_and_certificates_leak_nothing() {
         calls.get() > 1
     };
     let err = run_until(&resumed_job, &NoProgress, &stop_second).unwrap_err();
-    assert!(matches!(err, Error::Stopped { done: 2, documents: 6, .. }), "{err}");
-    let partial = std::fs::read_to_string(kanon_core::io::with_suffix(&resumed_job.out, ".partial")).unwrap();
+    assert!(
+        matches!(
+            err,
+            Error::Stopped {
+                done: 2,
+                documents: 6,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let partial =
+        std::fs::read_to_string(kanon_core::io::with_suffix(&resumed_job.out, ".partial")).unwrap();
     assert_eq!(partial.lines().count(), 2);
     assert!(!resumed_job.out.exists());
     let summary = run(&resumed_job, &NoProgress).unwrap();
@@ -139,7 +177,11 @@ fn the_summary_reads_as_a_table() {
     summary.documents_per_second = 0.0;
     insta::assert_snapshot!(summary.render());
     let first: serde_json::Value = serde_json::from_str(
-        std::fs::read_to_string(&job.certificates).unwrap().lines().next().unwrap(),
+        std::fs::read_to_string(&job.certificates)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
     )
     .unwrap();
     insta::assert_json_snapshot!(first);

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::stage::Stage;
+pub use crate::stages::certify::CertifyStage;
 pub use crate::stages::detect::DetectStage;
 pub use crate::stages::eval::EvalStage;
 pub use crate::stages::index::IndexStage;
@@ -45,6 +46,9 @@ pub struct RunConfig {
     /// Sanitization of the spans, and its baselines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sanitize: Option<SanitizeStage>,
+    /// The release gate on the sanitized documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certify: Option<CertifyStage>,
     /// The evaluation of every sanitization.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval: Option<EvalStage>,
@@ -102,7 +106,7 @@ impl RunConfig {
     }
 
     /// Every stage's section, in the order data flows through them.
-    pub(crate) fn sections(&self) -> [Option<&dyn PipelineStage>; 7] {
+    pub(crate) fn sections(&self) -> [Option<&dyn PipelineStage>; 8] {
         fn dyn_section<S: PipelineStage>(section: &Option<S>) -> Option<&dyn PipelineStage> {
             section.as_ref().map(|s| s as &dyn PipelineStage)
         }
@@ -113,11 +117,12 @@ impl RunConfig {
             dyn_section(&self.train),
             dyn_section(&self.detect),
             dyn_section(&self.sanitize),
+            dyn_section(&self.certify),
             dyn_section(&self.eval),
         ]
     }
 
-    fn sections_mut(&mut self) -> [Option<&mut dyn PipelineStage>; 7] {
+    fn sections_mut(&mut self) -> [Option<&mut dyn PipelineStage>; 8] {
         fn dyn_section<S: PipelineStage>(
             section: &mut Option<S>,
         ) -> Option<&mut dyn PipelineStage> {
@@ -130,6 +135,7 @@ impl RunConfig {
             dyn_section(&mut self.train),
             dyn_section(&mut self.detect),
             dyn_section(&mut self.sanitize),
+            dyn_section(&mut self.certify),
             dyn_section(&mut self.eval),
         ]
     }
@@ -166,6 +172,19 @@ impl RunConfig {
                         .chain(sanitize.baselines.iter().copied())
                         .collect()
                 })
+                .unwrap_or_default(),
+            sanitize_spans: self
+                .sanitize
+                .as_ref()
+                .and_then(|sanitize| sanitize.spans.clone()),
+            sanitize_settings: self
+                .sanitize
+                .as_ref()
+                .map(|sanitize| sanitize.settings.clone()),
+            certified: self
+                .certify
+                .as_ref()
+                .map(|certify| certify.certified(self.sanitize.as_ref()))
                 .unwrap_or_default(),
         }
     }
@@ -236,6 +255,7 @@ mod tests {
                 baselines: vec![Strategy::Label],
                 ..SanitizeStage::default()
             }),
+            certify: Some(CertifyStage::default()),
             eval: Some(EvalStage {
                 background_from_kg: true,
                 ..EvalStage::default()

@@ -30,6 +30,9 @@ pub enum Error {
     /// The sanitize stage failed.
     #[error("stage sanitize")]
     Sanitize(#[source] kanon_sanitize::Error),
+    /// The certify stage failed.
+    #[error("stage certify")]
+    Certify(#[source] Box<kanon_gate::Error>),
     /// The eval stage failed.
     #[error("stage eval")]
     Eval(#[source] kanon_eval::Error),

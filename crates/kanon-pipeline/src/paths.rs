@@ -64,6 +64,22 @@ impl RunPaths {
             .join(format!("{name}.jsonl"))
     }
 
+    /// A certified sanitization's output, by the sanitization's name.
+    pub fn certified(&self, name: &str) -> PathBuf {
+        self.stage_dir(Stage::Certify).join(format!("{name}.jsonl"))
+    }
+
+    /// Its certificates.
+    pub fn certificates(&self, name: &str) -> PathBuf {
+        self.stage_dir(Stage::Certify)
+            .join(format!("{name}.certificates.jsonl"))
+    }
+
+    /// The gate's table for the report (Markdown).
+    pub(crate) fn gate_markdown(&self) -> PathBuf {
+        self.stage_dir(Stage::Certify).join("gate.md")
+    }
+
     /// The lock a run holds on its directory while it runs (empty: the OS lock on it is what
     /// counts, and it goes with the process).
     pub fn lock(&self) -> PathBuf {

@@ -35,6 +35,9 @@ pub struct RunReport {
     /// and its eval stage has gold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detection: Option<String>,
+    /// The release gate's table (Markdown), when the run has a certify stage that finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
     /// The evaluation's table (Markdown), when the run has an eval stage that finished.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<String>,
@@ -59,9 +62,15 @@ impl RunReport {
             .and_then(|read| read.ok());
         let plot = (finished && eval_dir.join(kanon_eval::report::REPORT_PLOT).exists())
             .then(|| format!("eval/{}", kanon_eval::report::REPORT_PLOT));
+        let gate = stages
+            .iter()
+            .any(|row| row.stage == Stage::Certify && row.record.is_some())
+            .then(|| std::fs::read_to_string(paths.gate_markdown()))
+            .and_then(|read| read.ok());
         RunReport {
             name,
             stages,
+            gate,
             detection,
             evaluation,
             plot,
@@ -92,6 +101,10 @@ impl RunReport {
             );
         }
         out += "\nSeconds and peak memory are those of the invocation that ran the stage.\n";
+        if let Some(gate) = &self.gate {
+            out += "\n## Release gate\n\n";
+            out += gate;
+        }
         if let Some(detection) = &self.detection {
             out += "\n## Detection against the gold annotations\n\n";
             out += detection;

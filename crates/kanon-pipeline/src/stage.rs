@@ -22,19 +22,22 @@ pub enum Stage {
     Detect,
     /// The documents with their spans replaced.
     Sanitize,
+    /// The release gate: each sanitized document attacked, escalated, certified.
+    Certify,
     /// Attacks and utility measures on the sanitized documents.
     Eval,
 }
 
 impl Stage {
     /// Every stage, in the order data flows through them.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::Kg,
         Stage::Index,
         Stage::Label,
         Stage::Train,
         Stage::Detect,
         Stage::Sanitize,
+        Stage::Certify,
         Stage::Eval,
     ];
 
@@ -47,6 +50,7 @@ impl Stage {
             Stage::Train => "train",
             Stage::Detect => "detect",
             Stage::Sanitize => "sanitize",
+            Stage::Certify => "certify",
             Stage::Eval => "eval",
         }
     }

@@ -10,6 +10,7 @@ mod bench_index;
 mod bench_label;
 mod bench_llm;
 mod bench_tagger;
+mod certify;
 mod detect;
 mod eval_privacy;
 mod eval_report;
@@ -60,6 +61,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Detect(args) => detect::run(&args, &mut out),
         Command::Merge(args) => merge::run(&args, &mut out),
         Command::Sanitize(args) => sanitize::run(&args, &mut out),
+        Command::Certify(args) => certify::run(&args, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
         Command::Eval(EvalCommand::Tab(args)) => eval_tab::run(&args, &mut out),
         Command::Eval(EvalCommand::Privacy(args)) => eval_privacy::run(&args, &mut out),

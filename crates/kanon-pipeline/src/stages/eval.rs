@@ -91,6 +91,10 @@ impl PipelineStage for EvalStage {
         hasher.upstream(&upstream.or_empty(Stage::Kg));
         hasher.upstream(&upstream.or_empty(Stage::Detect));
         hasher.upstream(&upstream.or_empty(Stage::Sanitize));
+        // The gated outputs are compared too: only a run with a gate hashes it.
+        if let Some(certify) = upstream.get(Stage::Certify) {
+            hasher.upstream(&certify);
+        }
         Ok(())
     }
 
@@ -128,6 +132,13 @@ impl PipelineStage for EvalStage {
                         name,
                     }
                 })
+                .chain(run.wiring.certified().into_iter().map(|strategy| {
+                    let name = strategy.to_string();
+                    ReportRun {
+                        sanitized: run.paths().certified(&name),
+                        name: format!("{name}+gate"),
+                    }
+                }))
                 .collect(),
             background,
             gold: self.gold.clone(),

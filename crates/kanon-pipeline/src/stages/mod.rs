@@ -16,6 +16,7 @@ use crate::paths::RunPaths;
 use crate::record::StageHasher;
 use crate::stage::{Action, Stage};
 
+pub mod certify;
 pub mod detect;
 pub mod eval;
 pub mod index;
@@ -124,6 +125,12 @@ pub(crate) struct Layout {
     pub(crate) sanitize_docs: Option<PathBuf>,
     /// The sanitize stage's strategy, then its baselines.
     pub(crate) sanitizations: Vec<Strategy>,
+    /// The sanitizations the certify stage certifies.
+    pub(crate) certified: Vec<Strategy>,
+    /// `sanitize.spans`, when the run has no detect stage.
+    pub(crate) sanitize_spans: Option<kanon_sanitize::SpanSource>,
+    /// The sanitize stage's settings: what the gate re-renders with.
+    pub(crate) sanitize_settings: Option<kanon_sanitize::SanitizeSettings>,
 }
 
 impl Layout {
@@ -184,6 +191,15 @@ impl Wiring<'_> {
     /// The sanitizations the sanitize stage writes: its strategy's, then the baselines'.
     pub(crate) fn sanitizations(&self) -> Vec<Strategy> {
         self.layout.sanitizations.clone()
+    }
+
+    /// The sanitizations the certify stage certifies (none without one).
+    pub(crate) fn certified(&self) -> Vec<Strategy> {
+        if self.layout.has(Stage::Certify) {
+            self.layout.certified.clone()
+        } else {
+            Vec::new()
+        }
     }
 }
 
