@@ -46,10 +46,13 @@ pub const PAD_MULTIPLE: usize = 16;
 ///
 /// Why a function of the sequence alone: a row's arithmetic on the CPU depends on the padded
 /// length it is computed at — the attention softmax sums a row in 16 lanes plus a tail whose
-/// split moves with the row's length, and the score products of rows up to 16 pieces take
-/// another kernel — but not on how many rows share the batch (every GEMM reduces a row over its
-/// inner dimension in the same blocks whatever the row count or thread count, layer norm and
-/// softmax are row by row). So a window padded by its own length gives the same bits in any batch.
+/// split moves with the row's length, and the `gemm` crate computes the score product of a
+/// window of at most 16 pieces (`m·n ≤ 256`) with another kernel — but not on how many rows
+/// share the batch: `gemm` splits a product's inner dimension into blocks that depend on that
+/// dimension alone and sums each output element in the same order whatever the row count or
+/// thread count (the linear layers' weights are row-major, so they never take the small-product
+/// kernel), and layer norm and softmax go row by row. So a window padded by its own length gives
+/// the same bits in any batch.
 pub fn padded_length(length: usize, limit: usize) -> usize {
     length.next_multiple_of(PAD_MULTIPLE).min(limit).max(length)
 }
