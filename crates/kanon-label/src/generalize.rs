@@ -42,7 +42,7 @@ pub fn choose_rungs(
         .map(|rungs| {
             let pick = rungs
                 .iter()
-                .position(|rung| is_safe(store, terms, &chosen, rung, config));
+                .position(|rung| rung_is_safe(store, terms, &chosen, rung, config));
             if let Some(at) = pick {
                 chosen.push(&rungs[at]);
             }
@@ -51,9 +51,10 @@ pub fn choose_rungs(
         .collect()
 }
 
-/// Whether `rung` takes part in no offending combination with the remaining terms and the chosen
-/// rungs. It is checked first, so that no mask of another term hides a combination with it.
-fn is_safe(
+/// Whether `rung` (the sorted people it covers) takes part in no offending combination with the
+/// document's remaining `terms` and the people of the rungs `chosen` for its other entities. It
+/// is checked first, so that no mask of another term hides a combination with it.
+pub fn rung_is_safe(
     store: &PostingStore,
     terms: &[u32],
     chosen: &[&[u32]],

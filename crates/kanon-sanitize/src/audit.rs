@@ -72,15 +72,28 @@ pub struct AuditGuess {
     pub filtered: bool,
 }
 
-/// The attack on one candidate: the guesses parsed from the attacker's answer.
+/// The attack on one candidate: the guesses parsed from the attacker's answer, or the KG
+/// attacker's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditAttack {
+    /// Who attacked.
+    #[serde(default = "llm")]
+    pub attacker: crate::config::Attacker,
     /// The candidate the attacker saw in `[[…]]`.
     pub candidate: String,
-    /// The attacker's guesses, in the order given.
+    /// The attacker's guesses, in the order given (none from the KG attacker).
     pub guesses: Vec<AuditGuess>,
-    /// Whether a guess recovered the original (the candidate was then not used).
+    /// The KG attacker's verdict: how many people the candidate stands for, and whether it kept
+    /// the document k-anonymous.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kg: Option<crate::kg_attack::KgVerdict>,
+    /// Whether the attack broke the candidate — a guess recovered the original, or the KG
+    /// singled out fewer than k people (the candidate was then not used).
     pub recovered: bool,
+}
+
+fn llm() -> crate::config::Attacker {
+    crate::config::Attacker::Llm
 }
 
 /// One mention as it stood in the original.

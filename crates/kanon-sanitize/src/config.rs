@@ -138,6 +138,20 @@ pub enum CandidateSources {
     KnowledgeGraph,
 }
 
+/// Who attacks INTACT's candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Attacker {
+    /// The KG attacker ([`crate::kg_attack`]): refuses a candidate with which the document no
+    /// longer matches 0 or at least k people of the KG. Needs an index (`--index`).
+    Kg,
+    /// The language model guesses the original from the document with the candidate in place
+    /// (INTACT). Needs a model.
+    Llm,
+}
+
+kanon_core::named_choices!(Attacker, "attacker", [Kg = "kg", Llm = "llm"]);
+
 /// When two words of a named entity's original and a guess spell the same name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
@@ -201,6 +215,13 @@ pub struct SanitizerConfig {
     /// The attacker sees at most this many characters of the document around the first mention of
     /// the entity (0: the whole document).
     pub attack_context_chars: usize,
+    /// Who attacks INTACT's candidates; a candidate is used when none of them breaks it. Each
+    /// listed attacker runs when what it needs is given (the KG attacker an index, the LLM a
+    /// model); INTACT as published: `["llm"]`. With the KG attacker and no model, the
+    /// candidates are the hierarchies' alone (deterministic, no model).
+    pub attackers: Vec<Attacker>,
+    /// The KG attacker's k-anonymity test.
+    pub kg_attack: crate::kg_attack::KgAttackConfig,
 }
 
 impl Default for SanitizerConfig {
@@ -224,6 +245,8 @@ impl Default for SanitizerConfig {
             ignore_candidate_words: false,
             ngram_match: NgramMatch::AnyShared,
             attack_context_chars: 0,
+            attackers: vec![Attacker::Kg, Attacker::Llm],
+            kg_attack: crate::kg_attack::KgAttackConfig::default(),
         }
     }
 }
@@ -265,6 +288,10 @@ impl SanitizerConfig {
             ))
         } else if self.placeholder.contains(['\n', '\r']) {
             Some("placeholder must be one line".to_owned())
+        } else if self.strategy == Strategy::Intact && self.attackers.is_empty() {
+            Some("attackers = [] (INTACT needs \"kg\", \"llm\" or both)".to_owned())
+        } else if self.kg_attack.k == 0 || self.kg_attack.max_arity == 0 {
+            Some("kg_attack.k and kg_attack.max_arity must be at least 1".to_owned())
         } else {
             None
         };
@@ -390,6 +417,17 @@ impl SanitizerConfigBuilder {
         self.config.guess_filter = GuessFilter::Strict;
         self.config.ignore_candidate_words = true;
         self.config.ngram_match = NgramMatch::Dice { threshold: 0.6 };
+        self.config.attackers = vec![Attacker::Llm];
+        self
+    }
+    /// Who attacks INTACT's candidates (`["kg", "llm"]` by default).
+    pub fn attackers(mut self, attackers: impl IntoIterator<Item = Attacker>) -> Self {
+        self.config.attackers = attackers.into_iter().collect();
+        self
+    }
+    /// The KG attacker's k and largest combination.
+    pub fn kg_attack(mut self, config: crate::kg_attack::KgAttackConfig) -> Self {
+        self.config.kg_attack = config;
         self
     }
     /// Characters of the document the attacker sees around the entity's first mention (0: all).

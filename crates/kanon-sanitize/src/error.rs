@@ -17,6 +17,15 @@ pub enum Error {
     /// The language model failed to answer.
     #[error(transparent)]
     Llm(#[from] kanon_llm::Error),
+    /// The KG attacker's index could not be opened.
+    #[error("opening the KG attacker's index {}", path.display())]
+    Index {
+        /// The index directory.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: kanon_index::Error,
+    },
     /// A config value that cannot be used (a config file's problems are kanon-core errors naming
     /// the file and the key).
     #[error("sanitizer config: {0}")]

@@ -84,6 +84,12 @@ pub struct SanitizeSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "clap", arg(long, value_name = "I/N"))]
     pub shard: Option<Shard>,
+    /// The KG the KG attacker reads (`kanon index build`'s output): INTACT refuses any
+    /// candidate with which a document matches fewer than `config.kg_attack.k` people of it.
+    /// None: no KG attacker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DIR"))]
+    pub index: Option<PathBuf>,
 }
 
 impl Default for SanitizeSettings {
@@ -96,6 +102,7 @@ impl Default for SanitizeSettings {
             cache: ResponseCache::default(),
             workers: one_worker(),
             shard: None,
+            index: None,
         }
     }
 }
@@ -142,9 +149,16 @@ impl SanitizeJob {
         let mut settings = kanon_core::shard::settings_of(
             self,
             &[
-                "docs", "out", "audit", "summary", "texts", "cache", "workers", "shard",
+                "docs", "out", "audit", "summary", "texts", "cache", "workers", "shard", "index",
             ],
         );
+        if let Some(index) = &self.settings.index {
+            settings["index"] = serde_json::json!(
+                Fingerprint::new()
+                    .file(&index.join(kanon_index::meta::META_FILE))?
+                    .finish()
+            );
+        }
         if let SpanSource::File { path } = &self.spans {
             settings["spans"] = serde_json::json!({
                 "from": "file",
@@ -394,6 +408,7 @@ struct Models {
     generator: Option<CachedModel<Box<dyn ChatModel>>>,
     attacker: Option<CachedModel<Box<dyn ChatModel>>>,
     substitutes: Option<crate::substitute::EmbeddingSubstitutes>,
+    kg: Option<crate::kg_attack::KgAttacker>,
 }
 
 impl Models {
@@ -423,10 +438,20 @@ impl Models {
         } else {
             None
         };
+        let kg = match &job.settings.index {
+            Some(dir)
+                if config.strategy == crate::Strategy::Intact
+                    && config.attackers.contains(&crate::config::Attacker::Kg) =>
+            {
+                Some(crate::kg_attack::KgAttacker::open(dir, config.kg_attack)?)
+            }
+            _ => None,
+        };
         Ok(Models {
             generator,
             attacker,
             substitutes,
+            kg,
         })
     }
 
@@ -453,6 +478,9 @@ impl Models {
         }
         if let Some(attacker) = &self.attacker {
             sanitizer = sanitizer.with_attacker(attacker);
+        }
+        if let Some(kg) = &self.kg {
+            sanitizer = sanitizer.with_kg(kg);
         }
         Ok(sanitizer)
     }
@@ -700,6 +728,7 @@ mod tests {
                     cache: ResponseCache::Dir("answers".into()),
                     workers: 4,
                     shard: Some("2/3".parse().unwrap()),
+                    index: Some("index".into()),
                 },
             },
             SanitizeJob {

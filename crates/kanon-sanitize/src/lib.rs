@@ -45,6 +45,7 @@ pub mod edit;
 pub mod error;
 pub mod group;
 pub mod job;
+pub mod kg_attack;
 pub mod lemma;
 pub mod matching;
 pub mod ontology;

@@ -11,14 +11,15 @@ use crate::audit::{
     CandidateSource, Rejection,
 };
 use crate::config::{
-    AttackPrompt, CandidateSources, DirectStyle, GenerationPrompt, GuessFilter, Representative,
-    SanitizerConfig, Strategy,
+    AttackPrompt, Attacker, CandidateSources, DirectStyle, GenerationPrompt, GuessFilter,
+    Representative, SanitizerConfig, Strategy,
 };
 use crate::coverage::{merge_overlaps, propagate, surviving_masked_strings};
 use crate::date::parse_date;
 use crate::edit::{Edit, Reason, SanitizedDocument};
 use crate::error::{Error, Result};
 use crate::group::{EntityGroup, Mention, group_mentions};
+use crate::kg_attack::KgAttacker;
 use crate::matching::{MatchConfig, guess_matches};
 use crate::ontology::Rung;
 use crate::parse::{PhraseLimits, contains_phrase, parse_guesses, parse_phrase_list};
@@ -65,6 +66,12 @@ pub struct SanitizeStats {
     pub generation_calls: u64,
     /// Requests sent to the attacker, one per candidate attacked (cache hits included).
     pub attack_calls: u64,
+    /// Candidates the KG attacker checked (those the KG knows: rungs, dates, KG terms).
+    #[serde(default)]
+    pub kg_checks: u64,
+    /// Candidates the KG attacker refused: with them, the document matched fewer than k people.
+    #[serde(default)]
+    pub kg_refused: u64,
 }
 
 impl SanitizeStats {
@@ -91,6 +98,8 @@ impl SanitizeStats {
         self.rejected_candidates += other.rejected_candidates;
         self.generation_calls += other.generation_calls;
         self.attack_calls += other.attack_calls;
+        self.kg_checks += other.kg_checks;
+        self.kg_refused += other.kg_refused;
     }
 
     /// Model requests of both kinds: generations and attacks.
@@ -229,6 +238,8 @@ pub struct Sanitizer<'m> {
     attacker: Option<&'m dyn ChatModel>,
     /// Neighbours in meaning, for `substitute`.
     substitutes: Option<&'m dyn crate::substitute::Substitutes>,
+    /// The KG attacker.
+    kg: Option<&'m KgAttacker>,
 }
 
 impl std::fmt::Debug for Sanitizer<'_> {
@@ -237,6 +248,7 @@ impl std::fmt::Debug for Sanitizer<'_> {
             .field("config", &self.config)
             .field("model", &self.model.map(|model| model.id()))
             .field("attacker", &self.attacker.map(|model| model.id()))
+            .field("kg", &self.kg)
             .finish()
     }
 }
@@ -254,7 +266,27 @@ impl<'m> Sanitizer<'m> {
             model: None,
             attacker: None,
             substitutes: None,
+            kg: None,
         })
+    }
+
+    /// Uses `kg` as the KG attacker (when the config lists it).
+    pub fn with_kg(mut self, kg: &'m KgAttacker) -> Self {
+        self.kg = Some(kg);
+        self
+    }
+
+    /// The KG attacker, when the config lists it and one is given.
+    fn kg_attacker(&self) -> Option<&'m KgAttacker> {
+        self.kg
+            .filter(|_| self.config.attackers.contains(&Attacker::Kg))
+    }
+
+    /// Whether the language model attacks: the config lists it, and a model is given — or no
+    /// other attacker runs, so that a missing model is an error rather than no attack.
+    fn llm_attacks(&self) -> bool {
+        self.config.attackers.contains(&Attacker::Llm)
+            && (self.attacker.or(self.model).is_some() || self.kg_attacker().is_none())
     }
 
     /// Uses `substitutes` for the `substitute` strategy.
@@ -513,9 +545,10 @@ impl<'m> Sanitizer<'m> {
         if !rungs.is_empty() {
             stats.kg_entities += 1;
         }
-        // The hierarchies alone when they answer and no model is given.
+        // The hierarchies alone when they answer and no model is given, or when the KG attacker
+        // is to work without one.
         let ask_model = sources != CandidateSources::KnowledgeGraph
-            && (self.model.is_some() || rungs.is_empty());
+            && (self.model.is_some() || (rungs.is_empty() && self.kg_attacker().is_none()));
         let mut generated = Vec::new();
         if ask_model {
             let messages = self.generation_messages(text, entity_type, span, surface);
@@ -700,6 +733,19 @@ impl<'m> Sanitizer<'m> {
             ngram_match: self.config.ngram_match,
             ignore_candidate_words: self.config.ignore_candidate_words,
         };
+        let kg = self.kg_attacker();
+        let llm = self.llm_attacks();
+        // What the KG attacker reads besides the candidates: the document's KG terms outside
+        // every mention, and the people of the generalizations chosen so far.
+        let kg_terms = kg.map_or_else(Vec::new, |kg| {
+            let masked: Vec<std::ops::Range<usize>> = entities
+                .mentions
+                .iter()
+                .map(|mention| mention.span.start..mention.span.end)
+                .collect();
+            kg.remaining_terms(text, &masked)
+        });
+        let mut kg_chosen: Vec<std::sync::Arc<Vec<u32>>> = Vec::new();
         for (index, group) in groups.iter().enumerate() {
             if !plans[index].pending {
                 continue;
@@ -715,6 +761,27 @@ impl<'m> Sanitizer<'m> {
             let mut attacks = Vec::new();
             let mut chosen = None;
             for (rank, candidate) in candidates.iter().enumerate().skip(plans[index].first_rank) {
+                let people = kg.and_then(|kg| kg.people_of(candidate));
+                if let (Some(kg), Some(people)) = (kg, &people) {
+                    let verdict = kg.verdict(&kg_terms, &kg_chosen, people);
+                    stats.kg_checks += 1;
+                    attacks.push(AuditAttack {
+                        attacker: Attacker::Kg,
+                        candidate: candidate.clone(),
+                        guesses: Vec::new(),
+                        kg: Some(verdict),
+                        recovered: !verdict.safe,
+                    });
+                    if !verdict.safe {
+                        stats.kg_refused += 1;
+                        continue;
+                    }
+                }
+                if !llm {
+                    chosen = Some(rank);
+                    kg_chosen.extend(people);
+                    break;
+                }
                 let shown = entities.replacements(plans, Some((index, candidate)));
                 let document = prompt::attack_window(
                     &render(&quoted, &shown),
@@ -732,6 +799,7 @@ impl<'m> Sanitizer<'m> {
                 attacks.push(attack);
                 if !recovered {
                     chosen = Some(rank);
+                    kg_chosen.extend(people);
                     break;
                 }
             }
@@ -801,8 +869,10 @@ impl<'m> Sanitizer<'m> {
             .iter()
             .any(|guess| guess.matched.is_some() || guess.filtered);
         Ok(AuditAttack {
+            attacker: Attacker::Llm,
             candidate: candidate.to_owned(),
             guesses,
+            kg: None,
             recovered,
         })
     }

@@ -69,7 +69,7 @@ impl SanitizeSummary {
                 .map(|(rank, &count)| format!("{}: {:.1} %", rank + 1, percent(count, selected)))
                 .collect();
             lines.push(format!(
-                "generalized spans: {selected}; took candidate {}; fell back to the label: {:.1} % (every candidate guessed {:.1} %, no usable candidate {:.1} %)",
+                "generalized spans: {selected}; took candidate {}; fell back to the label: {:.1} % (every candidate guessed or refused {:.1} %, no usable candidate {:.1} %)",
                 if ranks.is_empty() { "-".to_owned() } else { ranks.join(", ") },
                 percent(stats.all_guessed_spans + stats.no_candidate_spans, selected),
                 percent(stats.all_guessed_spans, selected),
@@ -81,6 +81,12 @@ impl SanitizeSummary {
                 stats.kg_entities,
                 stats.rejected_candidates,
                 stats.caught_leaks
+            ));
+        }
+        if stats.kg_checks > 0 {
+            lines.push(format!(
+                "KG attacker: {} candidates checked, {} refused (the document would match fewer than k people of the KG)",
+                stats.kg_checks, stats.kg_refused
             ));
         }
         let calls = stats.llm_calls();

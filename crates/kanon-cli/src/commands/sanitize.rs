@@ -26,8 +26,9 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
     sanitizer.max_tokens = args.max_tokens.unwrap_or(sanitizer.max_tokens);
     sanitizer.temperature = args.temperature.unwrap_or(sanitizer.temperature);
     let strategy = sanitizer.strategy;
-    // A masking strategy opens no model, so its `--llm` is never read.
-    if strategy.generalizes() {
+    // A masking strategy opens no model, so its `--llm` is never read; `--llm none` leaves the
+    // generalizing ones to the hierarchies and the KG attacker.
+    if strategy.generalizes() && args.llm.llm != "none" {
         settings.llm = Some(super::shared::llm_config(&args.llm)?);
     }
     // Only INTACT attacks; a separate attacker is opened only then.

@@ -107,6 +107,7 @@ impl PipelineStage for SanitizeStage {
 
     fn resolve_paths(&mut self, base: &Path) {
         resolve_opt(base, &mut self.docs);
+        resolve_opt(base, &mut self.settings.index);
         if let Some(SpanSource::File { path }) = &mut self.spans {
             resolve(base, path);
         }
@@ -141,6 +142,11 @@ impl PipelineStage for SanitizeStage {
         if let Some(docs) = &self.docs {
             hasher.path(docs)?;
         }
+        // The KG attacker reads the run's index, or the one the section names.
+        match &self.settings.index {
+            Some(index) => hasher.path(&index.join(kanon_index::meta::META_FILE))?,
+            None => hasher.upstream(&upstream.or_empty(Stage::Index)),
+        };
         Ok(())
     }
 
@@ -187,6 +193,9 @@ impl SanitizeStage {
         });
         let mut settings = self.settings.clone();
         settings.sanitizer.strategy = strategy;
+        if settings.index.is_none() && run.wiring.layout.has(Stage::Index) {
+            settings.index = Some(run.paths().index());
+        }
         settings.llm = if strategy.generalizes() {
             let llm = self.settings.llm.clone().unwrap_or_default();
             run.fetch_llm(&llm)?;

@@ -1,0 +1,216 @@
+//! The KG attacker: what kanon's knowledge graph, rather than a language model, can infer from a
+//! generalization. A candidate stands for everyone any of the KG terms it covers stands for (`a
+//! city in Norway`: everyone the KG places in any Norwegian city, found by climbing every indexed
+//! term's hierarchy and keeping the terms whose rungs include it), and it is safe when, beside the
+//! document's remaining KG terms and the generalizations chosen for its other entities, every
+//! combination of up to `max_arity` of them that includes it is shared by no one or by at least
+//! `k` people — Algorithm 1's test, by the labeler's own code
+//! ([`kanon_label::generalize::rung_is_safe`]). A candidate the KG knows nothing of (a model's
+//! phrase no indexed term climbs to) is left to the other attackers.
+//!
+//! ```
+//! use kanon_core::NoProgress;
+//! use kanon_index::{Index, IndexBuilder};
+//! use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
+//! use kanon_sanitize::kg_attack::{KgAttackConfig, KgAttacker};
+//!
+//! // One person born in Bergen, four in Oslo: "a city in Hordaland" is one person.
+//! let mut people = Vec::new();
+//! for (i, city) in ["Bergen", "Oslo", "Oslo", "Oslo", "Oslo"].iter().enumerate() {
+//!     let mut person = Person::new(format!("Q{i}"), format!("Person {i}"));
+//!     person.facts.push(Fact::new(Property::BirthPlace, *city));
+//!     people.push(person);
+//! }
+//! let dir = tempfile::tempdir()?;
+//! IndexBuilder::new().build(&KnowledgeGraph { people }, &dir.path().join("index"), &NoProgress)?;
+//! let index = Index::open(&dir.path().join("index"))?;
+//! let attacker = KgAttacker::new(index, KgAttackConfig { k: 2, max_arity: 2 });
+//!
+//! assert_eq!(attacker.people_of("a city in Hordaland").map(|p| p.len()), Some(1));
+//! assert_eq!(attacker.people_of("a city in Norway").map(|p| p.len()), Some(5));
+//! assert!(attacker.people_of("a lovely place").is_none());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use kanon_core::EntityType;
+use kanon_core::text::normalize_term;
+use kanon_index::{Index, PostingList};
+use kanon_label::algorithm::LabelerConfig;
+use roaring::RoaringBitmap;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Date-ladder rungs climbed for each indexed date: more than any config keeps.
+const LADDER_RUNGS: usize = 10;
+
+/// The KG attacker's k-anonymity test. Defaults: the labeler's (k = 5, combinations of up to 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KgAttackConfig {
+    /// Every combination of what the document still says that anyone shares must be shared by at
+    /// least this many people of the KG.
+    pub k: u64,
+    /// The largest combination of terms and generalizations checked.
+    pub max_arity: usize,
+}
+
+impl Default for KgAttackConfig {
+    fn default() -> Self {
+        let labeler = LabelerConfig::default();
+        KgAttackConfig {
+            k: labeler.k,
+            max_arity: labeler.max_arity,
+        }
+    }
+}
+
+/// What the KG attacker concluded about one candidate (for the audit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KgVerdict {
+    /// How many people of the KG the candidate stands for.
+    pub people: u64,
+    /// Whether it keeps the document k-anonymous against the KG.
+    pub safe: bool,
+}
+
+/// The KG and, for each generalization phrase, the indexed terms that climb to it.
+pub struct KgAttacker {
+    index: Index,
+    labeler: LabelerConfig,
+    /// A rung's normalised phrase → the terms whose hierarchy reaches it.
+    covers: FxHashMap<String, Vec<u32>>,
+    /// People per phrase, computed on first use.
+    people: Mutex<FxHashMap<String, Option<Arc<Vec<u32>>>>>,
+}
+
+impl std::fmt::Debug for KgAttacker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KgAttacker")
+            .field("index", &self.index.dir())
+            .field("labeler", &self.labeler)
+            .field("phrases", &self.covers.len())
+            .finish()
+    }
+}
+
+impl KgAttacker {
+    /// Opens the index at `dir` (`kanon index build`'s output).
+    pub fn open(dir: &Path, config: KgAttackConfig) -> Result<Self> {
+        let index = Index::open(dir).map_err(|source| Error::Index {
+            path: dir.to_owned(),
+            source,
+        })?;
+        Ok(Self::new(index, config))
+    }
+
+    /// Climbs every indexed term's hierarchy once (the kanon hierarchies for places, kinds of
+    /// people, organisations, awards and quantities; the date ladder for dates).
+    pub fn new(index: Index, config: KgAttackConfig) -> Self {
+        let mut covers: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        for term in 0..index.num_terms() {
+            let (Some(text), Some(entity_type)) = (index.term_text(term), index.term_type(term))
+            else {
+                continue;
+            };
+            for phrase in generalizations(entity_type, &text) {
+                if let Some(key) = normalize_term(&phrase) {
+                    let terms = covers.entry(key).or_default();
+                    if terms.last() != Some(&term) {
+                        terms.push(term);
+                    }
+                }
+            }
+        }
+        KgAttacker {
+            index,
+            labeler: LabelerConfig {
+                k: config.k.max(1),
+                max_arity: config.max_arity.max(1),
+                ..LabelerConfig::default()
+            },
+            covers,
+            people: Mutex::new(FxHashMap::default()),
+        }
+    }
+
+    /// The index it attacks with.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The people (dense ids, sorted) a phrase stands for: everyone of the terms whose hierarchy
+    /// climbs to it, and of the term it names itself (a model may write `Norway`); `None` when
+    /// the KG knows nothing of it.
+    pub fn people_of(&self, phrase: &str) -> Option<Arc<Vec<u32>>> {
+        let key = normalize_term(phrase)?;
+        let mut cache = self
+            .people
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = cache.get(&key) {
+            return found.clone();
+        }
+        let mut terms: Vec<u32> = self.covers.get(&key).cloned().unwrap_or_default();
+        terms.extend(self.index.term_id(phrase));
+        let found = (!terms.is_empty()).then(|| {
+            let mut union = RoaringBitmap::new();
+            for term in terms {
+                union |= self.index.intersection(&[term]);
+            }
+            Arc::new(union.into_iter().collect::<Vec<u32>>())
+        });
+        cache.insert(key, found.clone());
+        found
+    }
+
+    /// The distinct KG terms `text` still shows outside `masked` (character ranges that will be
+    /// replaced), in order of first occurrence, as the labeler matches them.
+    pub fn remaining_terms(&self, text: &str, masked: &[std::ops::Range<usize>]) -> Vec<u32> {
+        let matches: Vec<_> =
+            kanon_label::document::document_matches(&self.index, text, &self.labeler)
+                .into_iter()
+                .filter(|found| {
+                    !masked
+                        .iter()
+                        .any(|range| found.start < range.end && range.start < found.end)
+                })
+                .collect();
+        kanon_label::document::document_terms(&matches)
+    }
+
+    /// Whether `people` (a candidate's) keep the document k-anonymous beside its remaining
+    /// `terms` and the people of the generalizations already `chosen` for its other entities.
+    pub fn verdict(&self, terms: &[u32], chosen: &[Arc<Vec<u32>>], people: &[u32]) -> KgVerdict {
+        let chosen: Vec<&[u32]> = chosen.iter().map(|people| people.as_slice()).collect();
+        KgVerdict {
+            people: people.len() as u64,
+            safe: kanon_label::generalize::rung_is_safe(
+                self.index.postings(),
+                terms,
+                &chosen,
+                people,
+                &self.labeler,
+            ),
+        }
+    }
+
+    /// The list of a term's people, for callers that check combinations themselves.
+    pub fn postings(&self, term: u32) -> Option<PostingList<'_>> {
+        self.index.posting_list(term)
+    }
+}
+
+/// Every phrase a term of `entity_type` generalizes to.
+fn generalizations(entity_type: EntityType, text: &str) -> Vec<String> {
+    if entity_type == EntityType::Datetime {
+        return crate::date::parse_date(text)
+            .map(|date| date.ladder(LADDER_RUNGS))
+            .unwrap_or_default();
+    }
+    crate::ontology::kg_candidates(entity_type, text)
+}

@@ -1,0 +1,198 @@
+//! INTACT with the KG attacker on a tiny KG: a rung that would single a person out is refused and
+//! the next one up chosen; the document's other KG terms count; no model is needed.
+#![allow(clippy::unwrap_used)]
+
+use kanon_core::{EntityType, NoProgress};
+use kanon_index::{Index, IndexBuilder};
+use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
+use kanon_sanitize::config::Attacker;
+use kanon_sanitize::kg_attack::{KgAttackConfig, KgAttacker};
+use kanon_sanitize::{Mention, Reason, Sanitizer, SanitizerConfig};
+
+/// Person 0 was born in Bergen, people 1–5 in Oslo, 6 and 7 in Stockholm; people 0, 1, 6 and 7
+/// are chemists.
+fn attacker(k: u64) -> (tempfile::TempDir, KgAttacker) {
+    let mut people = Vec::new();
+    for i in 0..8 {
+        let mut person = Person::new(format!("Q{i}"), format!("Person Number{i}"));
+        let city = match i {
+            0 => "Bergen",
+            1..=5 => "Oslo",
+            _ => "Stockholm",
+        };
+        person.facts.push(Fact::new(Property::BirthPlace, city));
+        if [0, 1, 6, 7].contains(&i) {
+            person
+                .facts
+                .push(Fact::new(Property::Occupation, "chemist"));
+        }
+        people.push(person);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    IndexBuilder::new()
+        .build(&KnowledgeGraph { people }, &path, &NoProgress)
+        .unwrap();
+    let index = Index::open(&path).unwrap();
+    (
+        dir,
+        KgAttacker::new(index, KgAttackConfig { k, max_arity: 3 }),
+    )
+}
+
+fn sanitize(text: &str, mentions: &[Mention], kg: &KgAttacker) -> kanon_sanitize::Sanitized {
+    Sanitizer::new(SanitizerConfig::default())
+        .unwrap()
+        .with_kg(kg)
+        .sanitize("d", text, mentions)
+        .unwrap()
+}
+
+#[test]
+fn phrases_stand_for_everyone_the_terms_they_cover_stand_for() {
+    let (_dir, kg) = attacker(2);
+    assert_eq!(*kg.people_of("a city in Hordaland").unwrap(), [0]);
+    assert_eq!(
+        *kg.people_of("a city in Norway").unwrap(),
+        [0, 1, 2, 3, 4, 5]
+    );
+    assert_eq!(
+        *kg.people_of("a city in Northern Europe").unwrap(),
+        [0, 1, 2, 3, 4, 5, 6, 7]
+    );
+    // A KG term named by a candidate itself.
+    assert_eq!(*kg.people_of("Oslo").unwrap(), [1, 2, 3, 4, 5]);
+    assert!(kg.people_of("a nice town").is_none());
+}
+
+#[test]
+fn a_rung_that_singles_a_person_out_is_refused_and_the_next_one_up_chosen() {
+    let (_dir, kg) = attacker(2);
+    let text = "Ada Lind was born in Bergen.";
+    let mentions = [
+        Mention::new(0, 8, EntityType::Person),
+        Mention::new(21, 27, EntityType::Loc),
+    ];
+    let sanitized = sanitize(text, &mentions, &kg);
+    assert_eq!(
+        sanitized.document.text,
+        "PERSON 1 was born in a city in Norway."
+    );
+    let bergen = &sanitized.audit.entities[1];
+    assert_eq!(bergen.choice, Some(2));
+    let verdicts: Vec<(&str, u64, bool)> = bergen
+        .attacks
+        .iter()
+        .map(|attack| {
+            assert_eq!(attack.attacker, Attacker::Kg);
+            let verdict = attack.kg.unwrap();
+            (attack.candidate.as_str(), verdict.people, verdict.safe)
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("a city in Hordaland", 1, false),
+            ("a city in Norway", 6, true)
+        ]
+    );
+    assert_eq!(
+        (sanitized.stats.kg_checks, sanitized.stats.kg_refused),
+        (2, 1)
+    );
+    assert_eq!(sanitized.stats.llm_calls(), 0);
+}
+
+#[test]
+fn the_documents_remaining_terms_count_with_the_rung() {
+    // "chemist" stays in the text (four people): with Norway's rung it leaves people 0 and 1,
+    // fewer than 3; Northern Europe's leaves four.
+    let (_dir, kg) = attacker(3);
+    let text = "Ada Lind, a chemist, was born in Bergen.";
+    let mentions = [
+        Mention::new(0, 8, EntityType::Person),
+        Mention::new(33, 39, EntityType::Loc),
+    ];
+    let sanitized = sanitize(text, &mentions, &kg);
+    assert_eq!(
+        sanitized.document.text,
+        "PERSON 1, a chemist, was born in a city in Northern Europe."
+    );
+    let refused: Vec<bool> = sanitized.audit.entities[1]
+        .attacks
+        .iter()
+        .map(|attack| attack.recovered)
+        .collect();
+    assert_eq!(refused, [true, true, false]);
+    assert_eq!(sanitized.document.edits[1].reason, Reason::NotGuessed);
+    // Without the chemist, the country's rung is safe at k = 3.
+    let text = "Ada Lind was born in Bergen.";
+    let mentions = [
+        Mention::new(0, 8, EntityType::Person),
+        Mention::new(21, 27, EntityType::Loc),
+    ];
+    assert_eq!(
+        sanitize(text, &mentions, &kg).document.text,
+        "PERSON 1 was born in a city in Norway."
+    );
+}
+
+#[test]
+fn the_llm_alone_keeps_todays_behaviour() {
+    let (_dir, kg) = attacker(2);
+    let config = SanitizerConfig::builder()
+        .attackers([Attacker::Llm])
+        .build()
+        .unwrap();
+    // No model and only the LLM listed: INTACT cannot attack, as before the KG attacker.
+    let text = "Ada Lind was born in Bergen.";
+    let mentions = [Mention::new(21, 27, EntityType::Loc)];
+    let result = Sanitizer::new(config)
+        .unwrap()
+        .with_kg(&kg)
+        .sanitize("d", text, &mentions);
+    assert!(result.is_err());
+}
+
+#[test]
+fn with_a_model_a_candidate_must_survive_both_attackers() {
+    let (_dir, kg) = attacker(2);
+    // The model names Bergen from "a city in Norway", not from Northern Europe.
+    let model = kanon_llm::ScriptedModel::new("attacker")
+        .reply("[[a city in Norway]]", "1. Bergen\n2. Oslo")
+        .fallback("1. Stockholm\n2. Oslo");
+    let config = SanitizerConfig::builder()
+        .candidate_sources(kanon_sanitize::config::CandidateSources::KnowledgeGraph)
+        .build()
+        .unwrap();
+    let text = "Ada Lind was born in Bergen.";
+    let mentions = [
+        Mention::new(0, 8, EntityType::Person),
+        Mention::new(21, 27, EntityType::Loc),
+    ];
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .with_kg(&kg)
+        .sanitize("d", text, &mentions)
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "PERSON 1 was born in a city in Northern Europe."
+    );
+    let attacks: Vec<(Attacker, &str, bool)> = sanitized.audit.entities[1]
+        .attacks
+        .iter()
+        .map(|attack| (attack.attacker, attack.candidate.as_str(), attack.recovered))
+        .collect();
+    assert_eq!(
+        attacks,
+        [
+            (Attacker::Kg, "a city in Hordaland", true),
+            (Attacker::Kg, "a city in Norway", false),
+            (Attacker::Llm, "a city in Norway", true),
+            (Attacker::Kg, "a city in Northern Europe", false),
+            (Attacker::Llm, "a city in Northern Europe", false),
+        ]
+    );
+}
