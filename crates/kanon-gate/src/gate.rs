@@ -369,6 +369,19 @@ impl<'a> Gate<'a> {
     ) -> Option<(Constraints, Vec<Pending>)> {
         let sanitized = &state.sanitized;
         let mut constraints = state.constraints.clone();
+        // Entities INTACT already chose for keep their choice: a re-render attacks only those a
+        // floor moves (a floor above a kept choice wins).
+        for edit in &sanitized.document.edits {
+            match (edit.reason, edit.choice) {
+                (kanon_sanitize::Reason::NotGuessed, Some(choice)) => {
+                    constraints.kept.insert(edit.entity.clone(), choice);
+                }
+                (kanon_sanitize::Reason::AllGuessed, _) => {
+                    constraints.kept.insert(edit.entity.clone(), 0);
+                }
+                _ => {}
+            }
+        }
         let mut pending = Vec::new();
         let mut climbed: BTreeSet<String> = BTreeSet::new();
         let mut masked = Vec::new();

@@ -186,6 +186,11 @@ pub struct Constraints {
     /// Character spans of the original text to mask with the placeholder ([`Reason::Masked`]),
     /// their repeats too; one inside a mention is masked already.
     pub masked: Vec<kanon_core::Span>,
+    /// INTACT's earlier choice for an entity (1-based rank; 0: its label), taken again without
+    /// asking the attackers — so that a re-render attacks only the entities a floor moved. A
+    /// choice below the entity's floor, or past its candidates, is not kept.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kept: std::collections::BTreeMap<String, usize>,
 }
 
 /// One entity's decision.
@@ -216,6 +221,25 @@ impl Plan {
             reason,
             pending: false,
             first_rank: 0,
+        }
+    }
+
+    /// Takes INTACT's earlier `choice` (1-based; 0: the label) without attack, when the plan
+    /// awaits selection and the choice is still open to it.
+    fn keep(&mut self, choice: usize, group: &EntityGroup) {
+        if !self.pending {
+            return;
+        }
+        if choice == 0 {
+            self.pending = false;
+            self.replacement = group.label();
+            self.choice = None;
+            self.reason = Reason::AllGuessed;
+        } else if choice > self.first_rank && choice <= self.candidates.len() {
+            self.pending = false;
+            self.replacement = self.candidates[choice - 1].clone();
+            self.choice = Some(choice);
+            self.reason = Reason::NotGuessed;
         }
     }
 
@@ -352,8 +376,13 @@ impl<'m> Sanitizer<'m> {
             let plan = if entities.gated[index] {
                 Plan::fixed(self.config.placeholder.clone(), Reason::Masked)
             } else {
-                let floor = constraints.floors.get(&group.label()).copied();
-                self.initial_plan(text, group, &entities, floor, &mut stats)?
+                let label = group.label();
+                let floor = constraints.floors.get(&label).copied();
+                let mut plan = self.initial_plan(text, group, &entities, floor, &mut stats)?;
+                if let Some(&kept) = constraints.kept.get(&label) {
+                    plan.keep(kept, group);
+                }
+                plan
             };
             plans.push(plan);
         }
@@ -748,6 +777,10 @@ impl<'m> Sanitizer<'m> {
         let mut kg_chosen: Vec<std::sync::Arc<Vec<u32>>> = Vec::new();
         for (index, group) in groups.iter().enumerate() {
             if !plans[index].pending {
+                // A kept choice still counts with the KG attacker's later checks.
+                if let (Some(kg), Some(_)) = (kg, plans[index].choice) {
+                    kg_chosen.extend(kg.people_of(&plans[index].replacement));
+                }
                 continue;
             }
             let mut originals: Vec<&str> = group

@@ -57,7 +57,7 @@ fn a_floor_skips_the_more_specific_candidates_and_past_the_last_one_gives_the_la
     let sanitizer = most_specific();
     let constraints = Constraints {
         floors: BTreeMap::from([("LOC 1".to_owned(), 2), ("LOC 2".to_owned(), 99)]),
-        masked: Vec::new(),
+        ..Constraints::default()
     };
     let sanitized = sanitizer
         .sanitize_constrained("d", TEXT, &mentions(), &constraints)
@@ -84,6 +84,7 @@ fn masked_words_and_their_repeats_take_the_placeholder_and_leave_the_labels_alon
             span_of(TEXT, "1950", 0),
             span_of(TEXT, "Bergen", 1),
         ],
+        ..Constraints::default()
     };
     let sanitized = sanitizer
         .sanitize_constrained("d", TEXT, &mentions(), &constraints)
@@ -137,4 +138,41 @@ fn output_ranges_outside_replacements_map_back_to_the_original() {
         sanitized.original_range(hordaland.start..hordaland.end),
         None
     );
+}
+
+#[test]
+fn kept_choices_are_taken_again_without_an_attack() {
+    // The attacker never recovers anything: each entity takes its first candidate after one
+    // attack.
+    let model = kanon_llm::ScriptedModel::new("attacker").fallback("1. Stockholm");
+    let config = SanitizerConfig::builder()
+        .candidate_sources(kanon_sanitize::config::CandidateSources::KnowledgeGraph)
+        .build()
+        .unwrap();
+    let sanitizer = Sanitizer::new(config).unwrap().with_model(&model);
+    let plain = sanitizer.sanitize("d", TEXT, &mentions()).unwrap();
+    assert_eq!(plain.stats.attack_calls, 2);
+    let constraints = Constraints {
+        kept: BTreeMap::from([("LOC 1".to_owned(), 2), ("LOC 2".to_owned(), 0)]),
+        ..Constraints::default()
+    };
+    let kept = sanitizer
+        .sanitize_constrained("d", TEXT, &mentions(), &constraints)
+        .unwrap();
+    assert_eq!(kept.stats.attack_calls, 0);
+    assert_eq!(
+        kept.document.text,
+        "PERSON 1 was born in a city in Norway in 1950. She sang in a city in Norway and LOC 2 \
+         with a choir."
+    );
+    // A floor above a kept choice wins: the entity is attacked from its floor on.
+    let constraints = Constraints {
+        floors: BTreeMap::from([("LOC 1".to_owned(), 3)]),
+        kept: BTreeMap::from([("LOC 1".to_owned(), 2)]),
+        ..Constraints::default()
+    };
+    let floored = sanitizer
+        .sanitize_constrained("d", TEXT, &mentions(), &constraints)
+        .unwrap();
+    assert_eq!(floored.document.edits[1].choice, Some(3));
 }
