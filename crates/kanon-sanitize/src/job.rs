@@ -439,10 +439,8 @@ impl Models {
             None
         };
         let kg = match &job.settings.index {
-            Some(dir)
-                if config.strategy == crate::Strategy::Intact
-                    && config.attackers.contains(&crate::config::Attacker::Kg) =>
-            {
+            // Beside INTACT's KG attacker, the index checks any generalization's truth.
+            Some(dir) if config.strategy.generalizes() => {
                 Some(crate::kg_attack::KgAttacker::open(dir, config.kg_attack)?)
             }
             _ => None,

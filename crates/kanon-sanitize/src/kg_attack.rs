@@ -168,6 +168,28 @@ impl KgAttacker {
         found
     }
 
+    /// Whether `phrase` is true of an original the KG resolves: one of `originals` is an
+    /// indexed term that climbs to `phrase` (or is named by it). `None` when no original is a KG
+    /// term (the KG cannot tell), or the KG knows nothing of the phrase.
+    pub fn true_of(&self, phrase: &str, originals: &[&str]) -> Option<bool> {
+        let resolved: Vec<u32> = originals
+            .iter()
+            .filter_map(|original| self.index.term_id(original))
+            .collect();
+        if resolved.is_empty() {
+            return None;
+        }
+        let key = normalize_term(phrase)?;
+        let named = self.index.term_id(phrase);
+        let covered = self.covers.get(&key);
+        if covered.is_none() && named.is_none() {
+            return None;
+        }
+        Some(resolved.iter().any(|term| {
+            named == Some(*term) || covered.is_some_and(|terms| terms.binary_search(term).is_ok())
+        }))
+    }
+
     /// The distinct KG terms `text` still shows outside `masked` (character ranges that will be
     /// replaced), in order of first occurrence, as the labeler matches them.
     pub fn remaining_terms(&self, text: &str, masked: &[std::ops::Range<usize>]) -> Vec<u32> {

@@ -72,6 +72,13 @@ pub struct SanitizeStats {
     /// Candidates the KG attacker refused: with them, the document matched fewer than k people.
     #[serde(default)]
     pub kg_refused: u64,
+    /// Chosen generalizations whose original the KG resolves (an indexed term) and that the KG
+    /// knows: the truthfulness check's denominator.
+    #[serde(default)]
+    pub kg_resolved: u64,
+    /// … of which the original's term climbs to the generalization: true of the original.
+    #[serde(default)]
+    pub kg_true: u64,
 }
 
 impl SanitizeStats {
@@ -100,6 +107,8 @@ impl SanitizeStats {
         self.attack_calls += other.attack_calls;
         self.kg_checks += other.kg_checks;
         self.kg_refused += other.kg_refused;
+        self.kg_resolved += other.kg_resolved;
+        self.kg_true += other.kg_true;
     }
 
     /// Model requests of both kinds: generations and attacks.
@@ -391,6 +400,24 @@ impl<'m> Sanitizer<'m> {
         }
         let (sanitized_text, ranges) =
             render_without_leaks(id, text, &entities, &mut plans, &mut stats)?;
+        if let Some(kg) = self.kg {
+            // The truthfulness check: a generalization must be one the original's KG term
+            // climbs to, wherever the KG resolves the original.
+            for (group, plan) in entities.groups.iter().zip(&plans) {
+                if !plan.shows_a_candidate() {
+                    continue;
+                }
+                let originals: Vec<&str> = group
+                    .mentions
+                    .iter()
+                    .map(|&mention| entities.surfaces[mention].as_str())
+                    .collect();
+                if let Some(true_of) = kg.true_of(&plan.replacement, &originals) {
+                    stats.kg_resolved += 1;
+                    stats.kg_true += u64::from(true_of);
+                }
+            }
+        }
         let edits = entities.edits(&plans, &sanitized_text, &ranges, &mut stats);
         stats.entities = entities.gated.iter().filter(|gated| !**gated).count() as u64;
         let audit = AuditDocument {

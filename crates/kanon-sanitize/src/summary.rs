@@ -89,6 +89,14 @@ impl SanitizeSummary {
                 stats.kg_checks, stats.kg_refused
             ));
         }
+        if stats.kg_resolved > 0 {
+            lines.push(format!(
+                "truthfulness: {} of {} generalizations whose original the KG resolves are true of it ({:.1} %)",
+                stats.kg_true,
+                stats.kg_resolved,
+                percent(stats.kg_true, stats.kg_resolved)
+            ));
+        }
         let calls = stats.llm_calls();
         lines.push(format!(
             "LLM calls: {calls} ({} generation, {} attack): {:.2} per span, {:.2} per generalized span; cache: {} hits, {} misses",

@@ -196,3 +196,36 @@ fn with_a_model_a_candidate_must_survive_both_attackers() {
         ]
     );
 }
+
+#[test]
+fn the_truthfulness_check_catches_a_false_generalization() {
+    let (_dir, kg) = attacker(2);
+    // INTACT as published with a model that calls Bergen a Swedish city.
+    let model = kanon_llm::ScriptedModel::new("model")
+        .reply("Phrase: Bergen", "1. a city in Sweden\n2. a city")
+        .fallback("1. Oslo");
+    let config = SanitizerConfig::builder()
+        .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+        .attackers([Attacker::Llm])
+        .build()
+        .unwrap();
+    let text = "Ada Lind was born in Bergen.";
+    let mentions = [Mention::new(21, 27, EntityType::Loc)];
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .with_model(&model)
+        .with_kg(&kg)
+        .sanitize("d", text, &mentions)
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "Ada Lind was born in a city in Sweden."
+    );
+    assert_eq!(
+        (sanitized.stats.kg_resolved, sanitized.stats.kg_true),
+        (1, 0)
+    );
+    assert_eq!(kg.true_of("a city in Norway", &["Bergen"]), Some(true));
+    assert_eq!(kg.true_of("a city in Norway", &["Stockholm"]), Some(false));
+    assert_eq!(kg.true_of("a city in Norway", &["Atlantis"]), None);
+}
