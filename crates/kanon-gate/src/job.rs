@@ -184,6 +184,7 @@ fn person_names(job: &GateJob, docs: &[kanon_core::Document]) -> Result<Vec<Opti
 struct Models {
     generator: Option<CachedModel<Box<dyn ChatModel>>>,
     attacker: Option<CachedModel<Box<dyn ChatModel>>>,
+    kg: Option<kanon_sanitize::kg_attack::KgAttacker>,
 }
 
 impl Models {
@@ -210,9 +211,18 @@ impl Models {
             Some(llm) if strategy == Strategy::Intact => Some(open(llm)?),
             _ => None,
         };
+        // INTACT's KG attacker (and the truthfulness check) read the sanitizer's index.
+        let kg = match &settings.index {
+            Some(dir) if strategy.generalizes() => Some(
+                kanon_sanitize::kg_attack::KgAttacker::open(dir, settings.sanitizer.kg_attack)
+                    .map_err(Error::Sanitize)?,
+            ),
+            _ => None,
+        };
         Ok(Models {
             generator,
             attacker,
+            kg,
         })
     }
 
@@ -223,6 +233,9 @@ impl Models {
         }
         if let Some(attacker) = &self.attacker {
             sanitizer = sanitizer.with_attacker(attacker);
+        }
+        if let Some(kg) = &self.kg {
+            sanitizer = sanitizer.with_kg(kg);
         }
         Ok(sanitizer)
     }

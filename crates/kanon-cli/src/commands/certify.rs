@@ -21,7 +21,9 @@ pub fn run(args: &CertifyArgs, out: &mut dyn Write) -> Result<()> {
         sanitize.sanitizer = SanitizerConfig::load(path)?;
     }
     sanitize.sanitizer.strategy = args.strategy.unwrap_or(sanitize.sanitizer.strategy);
-    if sanitize.sanitizer.strategy.generalizes() {
+    // `--llm none`: the hierarchies and the sanitizer's KG attacker (over `--index`) alone.
+    sanitize.index = args.index.clone();
+    if sanitize.sanitizer.strategy.generalizes() && args.llm.llm != "none" {
         sanitize.llm = Some(super::shared::llm_config(&args.llm)?);
     }
     sanitize.cache = ResponseCache::from_cli(args.cache.as_deref(), args.no_cache);

@@ -207,6 +207,10 @@ impl PipelineStage for CertifyStage {
                 run.fetch_llm(attacker)?;
             }
             sanitize.shard = None;
+            // The sanitizer's own KG attacker reads the run's index, as in the sanitize stage.
+            if sanitize.index.is_none() && run.wiring.layout.has(Stage::Index) {
+                sanitize.index = Some(run.paths().index());
+            }
             let job = GateJob {
                 docs: run.wiring.sanitize_docs(),
                 spans: spans.clone(),
