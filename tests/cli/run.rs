@@ -59,6 +59,7 @@ fn runs_the_configured_stages_then_skips_them() {
             ("train", "not-configured"),
             ("detect", "not-configured"),
             ("sanitize", "not-configured"),
+            ("certify", "not-configured"),
             ("eval", "not-configured")
         ]
     );

@@ -5,13 +5,13 @@
 //! then written in input order, atomically. A document's outcome depends on it alone, so a
 //! resumed run writes what an uninterrupted one does.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use kanon_core::Progress;
 use kanon_core::background::Background;
-use kanon_core::io::{JsonlLog, read_documents, with_suffix};
-use kanon_core::{EntityType, Progress};
+use kanon_core::io::{JsonlLog, with_suffix};
 use kanon_eval::job::Truth;
 use kanon_eval::privacy::NeuralAttackerJob;
 use kanon_llm::{CachedModel, ChatModel};
@@ -98,69 +98,6 @@ impl kanon_core::config::ConfigFile for GateJob {
 struct Record {
     document: SanitizedDocument,
     certificate: Certificate,
-}
-
-/// The documents to certify and each one's spans and person.
-struct Inputs {
-    docs: Vec<kanon_core::Document>,
-    spans: HashMap<String, Vec<Mention>>,
-}
-
-fn read_inputs(job: &GateJob) -> Result<Inputs> {
-    let read = read_documents(&job.docs)?;
-    let mut docs = read.docs;
-    let spans: HashMap<String, Vec<Mention>> = match &job.spans {
-        SpanSource::File { path } => kanon_core::spans::read_spans(path)?
-            .into_iter()
-            .map(|(id, spans)| {
-                let mentions = spans
-                    .into_iter()
-                    .map(|span| Mention {
-                        span: span.span(),
-                        entity_type: span.entity_type.unwrap_or(EntityType::Misc),
-                        entity_id: span.entity_id,
-                    })
-                    .collect();
-                (id, mentions)
-            })
-            .collect(),
-        SpanSource::Gold => {
-            let Some(tab) = &read.tab else {
-                return Err(kanon_core::Error::format(
-                    &job.docs,
-                    "gold spans need TAB-schema documents (a JSON array with annotations)",
-                )
-                .into());
-            };
-            tab.iter()
-                .map(|doc| {
-                    let mentions = doc
-                        .masked_mentions()
-                        .into_iter()
-                        .map(|m| Mention {
-                            span: m.span,
-                            entity_type: m.entity_type,
-                            entity_id: Some(m.entity),
-                        })
-                        .collect();
-                    (doc.doc_id.clone(), mentions)
-                })
-                .collect()
-        }
-    };
-    if let Some(limit) = job.sanitize.limit {
-        docs.truncate(limit);
-    }
-    let mut seen = HashSet::new();
-    for doc in &docs {
-        if !seen.insert(doc.id.as_str()) {
-            return Err(Error::DuplicateDocument {
-                path: job.docs.clone(),
-                id: doc.id.clone(),
-            });
-        }
-    }
-    Ok(Inputs { docs, spans })
 }
 
 /// The background's name of each document's person.
@@ -256,7 +193,16 @@ pub fn run_until(
     let started = Instant::now();
     let config = &job.gate;
     config.validate().map_err(Error::Config)?;
-    let Inputs { docs, mut spans } = read_inputs(job)?;
+    // Read, checked and limited as `kanon sanitize` reads them (a gate run is not sharded).
+    let kanon_sanitize::job::Inputs {
+        docs, mut spans, ..
+    } = kanon_sanitize::job::read_documents_and_spans(
+        &job.docs,
+        &job.spans,
+        job.sanitize.limit,
+        None,
+    )
+    .map_err(Error::Sanitize)?;
 
     // The attackers.
     let index = match (&job.index, config.runs(AttackerKind::Kg)) {

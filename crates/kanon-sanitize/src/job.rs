@@ -271,19 +271,47 @@ pub fn run_until(
 
 /// The documents to sanitize (after `limit` and the shard), their spans by document id, and the
 /// shard's part.
-struct Inputs {
-    docs: Vec<kanon_core::Document>,
-    spans: HashMap<String, Vec<Mention>>,
-    part: Option<kanon_core::shard::Part>,
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The documents, in input order.
+    pub docs: Vec<kanon_core::Document>,
+    /// Each document's spans, by id.
+    pub spans: HashMap<String, Vec<Mention>>,
+    /// The shard's part, when one was asked for.
+    pub part: Option<kanon_core::shard::Part>,
 }
 
 /// Reads the documents and their spans and checks them: ids are unique and, when texts are
 /// written, each names a text file (so a bad id fails before any model call).
 fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
-    let read = read_documents(&job.docs)?;
+    let inputs = read_documents_and_spans(
+        &job.docs,
+        &job.spans,
+        job.settings.limit,
+        job.settings.shard,
+    )?;
+    if let Some(dir) = &job.texts {
+        for doc in &inputs.docs {
+            kanon_core::io::text_path(dir, &doc.id)?;
+        }
+    }
+    Ok(inputs)
+}
+
+/// Reads documents (`docs`) and their spans as `kanon sanitize` does — a spans file checked span
+/// by span (errors name the file, the line and the values), or a TAB file's gold mentions —
+/// keeping the first `limit` and the `shard`'s part; ids must be unique. Any job that renders
+/// through the sanitizer reads its inputs here.
+pub fn read_documents_and_spans(
+    docs_path: &std::path::Path,
+    span_source: &SpanSource,
+    limit: Option<usize>,
+    shard: Option<Shard>,
+) -> Result<Inputs> {
+    let read = read_documents(docs_path)?;
     let mut docs = read.docs;
     let mut given = None;
-    let spans: HashMap<String, Vec<Mention>> = match &job.spans {
+    let spans: HashMap<String, Vec<Mention>> = match span_source {
         SpanSource::File { path } => {
             let (spans, lines) = read_given_spans(path)?;
             given = Some((path, lines));
@@ -292,7 +320,7 @@ fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
         SpanSource::Gold => {
             let Some(tab) = &read.tab else {
                 return Err(Error::GoldNeedsTab {
-                    path: job.docs.clone(),
+                    path: docs_path.to_owned(),
                 });
             };
             tab.iter()
@@ -311,10 +339,10 @@ fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
                 .collect()
         }
     };
-    if let Some(limit) = job.settings.limit {
+    if let Some(limit) = limit {
         docs.truncate(limit);
     }
-    let part = kanon_core::shard::keep_part(&mut docs, job.settings.shard);
+    let part = kanon_core::shard::keep_part(&mut docs, shard);
     if let Some((path, lines)) = given {
         check_given_spans(path, &lines, &spans, &docs)?;
     }
@@ -322,14 +350,9 @@ fn read_inputs(job: &SanitizeJob) -> Result<Inputs> {
     for doc in &docs {
         if !seen.insert(doc.id.as_str()) {
             return Err(Error::DuplicateDocument {
-                path: job.docs.clone(),
+                path: docs_path.to_owned(),
                 id: doc.id.clone(),
             });
-        }
-    }
-    if let Some(dir) = &job.texts {
-        for doc in &docs {
-            kanon_core::io::text_path(dir, &doc.id)?;
         }
     }
     Ok(Inputs { docs, spans, part })
