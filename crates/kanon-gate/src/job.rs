@@ -205,15 +205,11 @@ pub fn run_until(
     .map_err(Error::Sanitize)?;
 
     // The attackers.
-    let index = match (&job.index, config.runs(AttackerKind::Kg)) {
-        (Some(dir), true) => Some(kanon_index::Index::open(dir).map_err(Error::Index)?),
-        (None, true) => {
-            return Err(Error::Config(
-                "the KG attacker needs the KG's index (`index`)".into(),
-            ));
-        }
-        _ => None,
-    };
+    if config.runs(AttackerKind::Kg) && job.index.is_none() {
+        return Err(Error::Config(
+            "the KG attacker needs the KG's index (`index`)".into(),
+        ));
+    }
     let reid_wanted = config.runs(AttackerKind::Bm25) || config.runs(AttackerKind::Neural);
     let background = match (&job.background, reid_wanted) {
         (Some(BackgroundSource::Texts { path }), true) => Some(Background::read(path)?),
@@ -259,11 +255,22 @@ pub fn run_until(
     }
     let models = Models::open(&job.sanitize)?;
     let sanitizer = models.sanitizer(&job.sanitize)?;
+    // The sanitizer's KG attacker has the index open already when it reads the gate's.
+    let shared_index = models
+        .kg
+        .as_ref()
+        .map(kanon_sanitize::kg_attack::KgAttacker::index)
+        .filter(|index| job.index.as_deref() == Some(index.dir()));
+    let opened = match (&job.index, shared_index, config.runs(AttackerKind::Kg)) {
+        (Some(dir), None, true) => Some(kanon_index::Index::open(dir).map_err(Error::Index)?),
+        _ => None,
+    };
+    let index = shared_index.or(opened.as_ref());
     let gate = Gate::new(
         config.clone(),
         &sanitizer,
         index
-            .as_ref()
+            .filter(|_| config.runs(AttackerKind::Kg))
             .map(|index| KgAttacker::new(index, config.labeler())),
         attackers,
         lexicon.as_ref(),

@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 use kanon_core::EntityType;
 use kanon_core::text::normalize_term;
-use kanon_index::{Index, PostingList};
+use kanon_index::Index;
 use kanon_label::algorithm::LabelerConfig;
 use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
@@ -155,11 +155,9 @@ impl KgAttacker {
         if let Some(found) = cache.get(&key) {
             return found.clone();
         }
-        let mut terms: Vec<u32> = self.covers.get(&key).cloned().unwrap_or_default();
-        terms.extend(self.index.term_id(phrase));
-        let found = (!terms.is_empty()).then(|| {
+        let found = self.terms_of(&key, phrase).map(|terms| {
             let mut union = RoaringBitmap::new();
-            for term in terms {
+            for term in terms.covered.iter().copied().chain(terms.named) {
                 union |= self.index.intersection(&[term]);
             }
             Arc::new(union.into_iter().collect::<Vec<u32>>())
@@ -179,15 +177,20 @@ impl KgAttacker {
         if resolved.is_empty() {
             return None;
         }
-        let key = normalize_term(phrase)?;
+        let terms = self.terms_of(&normalize_term(phrase)?, phrase)?;
+        Some(
+            resolved.iter().any(|&term| {
+                terms.named == Some(term) || terms.covered.binary_search(&term).is_ok()
+            }),
+        )
+    }
+
+    /// The indexed terms `phrase` (normalised: `key`) stands for; `None` when the KG knows
+    /// neither a term that climbs to it nor one it names.
+    fn terms_of(&self, key: &str, phrase: &str) -> Option<PhraseTerms<'_>> {
+        let covered = self.covers.get(key).map_or(&[][..], Vec::as_slice);
         let named = self.index.term_id(phrase);
-        let covered = self.covers.get(&key);
-        if covered.is_none() && named.is_none() {
-            return None;
-        }
-        Some(resolved.iter().any(|term| {
-            named == Some(*term) || covered.is_some_and(|terms| terms.binary_search(term).is_ok())
-        }))
+        (!covered.is_empty() || named.is_some()).then_some(PhraseTerms { covered, named })
     }
 
     /// The distinct KG terms `text` still shows outside `masked` (character ranges that will be
@@ -220,11 +223,13 @@ impl KgAttacker {
             ),
         }
     }
+}
 
-    /// The list of a term's people, for callers that check combinations themselves.
-    pub fn postings(&self, term: u32) -> Option<PostingList<'_>> {
-        self.index.posting_list(term)
-    }
+/// The terms a phrase stands for: those whose hierarchy climbs to it (ascending), and the term
+/// it names itself.
+struct PhraseTerms<'a> {
+    covered: &'a [u32],
+    named: Option<u32>,
 }
 
 /// Every phrase a term of `entity_type` generalizes to.

@@ -21,11 +21,9 @@ pub fn run(args: &CertifyArgs, out: &mut dyn Write) -> Result<()> {
         sanitize.sanitizer = SanitizerConfig::load(path)?;
     }
     sanitize.sanitizer.strategy = args.strategy.unwrap_or(sanitize.sanitizer.strategy);
-    // `--llm none`: the hierarchies and the sanitizer's KG attacker (over `--index`) alone.
+    // The sanitizer's KG attacker reads the gate's index.
     sanitize.index = args.index.clone();
-    if sanitize.sanitizer.strategy.generalizes() && args.llm.llm != "none" {
-        sanitize.llm = Some(super::shared::llm_config(&args.llm)?);
-    }
+    sanitize.llm = super::shared::generator_config(&args.llm, sanitize.sanitizer.strategy)?;
     sanitize.cache = ResponseCache::from_cli(args.cache.as_deref(), args.no_cache);
     sanitize.limit = args.limit;
     let mut gate = match &args.gate_config {

@@ -26,11 +26,7 @@ pub fn run(args: &SanitizeArgs, out: &mut dyn Write) -> Result<()> {
     sanitizer.max_tokens = args.max_tokens.unwrap_or(sanitizer.max_tokens);
     sanitizer.temperature = args.temperature.unwrap_or(sanitizer.temperature);
     let strategy = sanitizer.strategy;
-    // A masking strategy opens no model, so its `--llm` is never read; `--llm none` leaves the
-    // generalizing ones to the hierarchies and the KG attacker.
-    if strategy.generalizes() && args.llm.llm != "none" {
-        settings.llm = Some(super::shared::llm_config(&args.llm)?);
-    }
+    settings.llm = super::shared::generator_config(&args.llm, strategy)?;
     // Only INTACT attacks; a separate attacker is opened only then.
     if let (Some(spec), kanon_sanitize::Strategy::Intact) = (&args.attacker_llm, strategy) {
         settings.attacker_llm = Some(super::shared::llm_config(&crate::cli::LlmArgs {

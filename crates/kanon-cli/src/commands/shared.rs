@@ -70,6 +70,19 @@ pub(super) fn llm_config(args: &crate::cli::LlmArgs) -> Result<kanon_llm::LlmCon
     })
 }
 
+/// The generator of a generalizing strategy the options name: none for `--llm none` (kanon's
+/// hierarchies and, with an index, the KG attacker alone) or a strategy that generalizes nothing
+/// (a masking strategy opens no model, so its `--llm` is never read).
+pub(super) fn generator_config(
+    args: &crate::cli::LlmArgs,
+    strategy: kanon_sanitize::Strategy,
+) -> Result<Option<kanon_llm::LlmConfig>> {
+    if !strategy.generalizes() || args.llm == "none" {
+        return Ok(None);
+    }
+    llm_config(args).map(Some)
+}
+
 /// The TPS models the options name.
 pub(super) fn tps_models(args: &crate::cli::TpsModelArgs) -> Result<kanon_eval::job::TpsModels> {
     Ok(kanon_eval::job::TpsModels {
