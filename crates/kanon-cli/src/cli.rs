@@ -62,6 +62,10 @@ pub enum Command {
     /// A short tour of the commands on the bundled sample (kg/sample, corpora/sample), each
     /// output under `--out` (the main job end to end is `kanon run --config configs/demo.toml`).
     Quickstart(QuickstartArgs),
+    /// An HTTP service around a loaded tagger and sanitizer: Presidio's /analyze and
+    /// /anonymize, kanon's batch /v1/detect and /v1/sanitize (with the release gate's
+    /// certificates), the OpenAPI description at /docs (docs/service.md).
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -1036,4 +1040,46 @@ fn import_sources(matches: &ArgMatches) -> Result<Vec<Source>, String> {
             })
         })
         .collect()
+}
+
+/// `kanon serve`'s options: each overrides the config file's key.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A config file: `[serve]` (address, limits, batching) beside a run config's `[detect]`,
+    /// `[sanitize]` and `[certify]` sections (configs/serve.toml; a run config serves its model).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// The tagger's checkpoint directory (`kanon train`'s output).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// HOST:PORT to listen on (default 127.0.0.1:3000; port 0: any free port).
+    #[arg(long)]
+    pub address: Option<String>,
+    /// The tagger's masking threshold (as `kanon detect --threshold`).
+    #[arg(long)]
+    pub threshold: Option<f32>,
+    /// The sanitizer's strategy (default: the config's, else numbered-label).
+    #[arg(long)]
+    pub strategy: Option<Strategy>,
+    /// Requests answered at once; past it, 429 with Retry-After.
+    #[arg(long)]
+    pub max_in_flight: Option<usize>,
+    /// Largest request body in bytes (413 past it).
+    #[arg(long)]
+    pub max_body_bytes: Option<usize>,
+    /// Most documents per /v1 request.
+    #[arg(long)]
+    pub max_documents: Option<usize>,
+    /// Seconds a request may take (503 past it).
+    #[arg(long)]
+    pub timeout_seconds: Option<f64>,
+    /// Milliseconds the batcher waits for more concurrent requests before a forward pass.
+    #[arg(long)]
+    pub batch_wait_ms: Option<u64>,
+    /// Estimated word pieces that end a batch's collection.
+    #[arg(long)]
+    pub batch_tokens: Option<usize>,
+    /// off, info (a line per request, never its text) or debug (also why a request was refused).
+    #[arg(long)]
+    pub log: Option<kanon_serve::LogLevel>,
 }

@@ -32,6 +32,7 @@ mod models;
 mod quickstart;
 mod run;
 mod sanitize;
+mod serve;
 mod shared;
 mod train;
 
@@ -73,6 +74,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(BenchCommand::Tagger(args)) => bench_tagger::run(&args, &mut out),
         Command::Run(args) => run::run(&args, &mut out),
         Command::Quickstart(args) => quickstart::run(&args, &mut out),
+        Command::Serve(args) => serve::run(&args, &mut out),
     }?;
     out.flush()?;
     Ok(())
