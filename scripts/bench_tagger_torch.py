@@ -12,7 +12,12 @@ added, batches of up to 16 windows padded to the longest, BertModel + a linear h
 Then the same documents with windows of all documents sorted by length and batched up to
 TOKEN_BUDGET padded pieces (what `kanon detect` does).
 Training: one fixed 8 x 128 batch of random pieces and labels, AdamW (lr 2e-5, weight decay
-0.01), cross-entropy, dropout on; 2 untimed steps, then 10 timed.
+0.01), cross-entropy, dropout on; 2 untimed steps, then 10 timed; every step's loss is read
+(`loss.item()`, as kanon reads it, which also waits for a GPU) and reported.
+
+`--device cuda` runs on the GPU (the model, batch and optimiser there); `--random-init CONFIG`
+trains a BERT of that Hugging Face config.json's shape with random weights instead of the cached
+model (`kanon bench tagger --random-init` does the same; scripts/device_check.sh runs both).
 """
 
 import argparse
@@ -57,12 +62,21 @@ def peak_rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def model_and_head(torch, model_dir, labels):
-    from transformers import BertModel
+def model_and_head(torch, model_dir, labels, random_init=None):
+    from transformers import BertConfig, BertModel
 
-    bert = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False)
+    if random_init:
+        bert = BertModel(BertConfig.from_json_file(random_init), add_pooling_layer=False)
+    else:
+        bert = BertModel.from_pretrained(str(model_dir), add_pooling_layer=False)
     head = torch.nn.Linear(bert.config.hidden_size, labels)
     return bert, head
+
+
+def device_name(torch, device):
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return f"cpu ({torch.get_num_threads()} threads)"
 
 
 def inference(args, torch):
@@ -139,17 +153,23 @@ def inference(args, torch):
 
 def training(args, torch):
     model_dir = Path(args.pretrained) if args.pretrained else cache_dir()
+    device = torch.device(args.device)
     torch.manual_seed(0)
     labels = 17
-    bert, head = model_and_head(torch, model_dir, labels)
+    bert, head = model_and_head(torch, model_dir, labels, args.random_init)
+    bert.to(device)
+    head.to(device)
     bert.train()
     parameters = list(bert.parameters()) + list(head.parameters())
     optimizer = torch.optim.AdamW(parameters, lr=2e-5, weight_decay=0.01)
     generator = torch.Generator().manual_seed(0)
     vocab = bert.config.vocab_size
-    input_ids = torch.randint(1000, vocab, (args.batch, args.seq), generator=generator)
+    first_id = min(1000, vocab // 2)
+    input_ids = torch.randint(first_id, vocab, (args.batch, args.seq), generator=generator)
     targets = torch.randint(0, labels, (args.batch, args.seq), generator=generator)
+    input_ids, targets = input_ids.to(device), targets.to(device)
     mask = torch.ones_like(input_ids)
+    losses = []
 
     def step():
         optimizer.zero_grad()
@@ -157,20 +177,27 @@ def training(args, torch):
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, labels), targets.reshape(-1))
         loss.backward()
         optimizer.step()
+        losses.append(loss.item())
 
     for _ in range(args.warmup_steps):
         step()
     started = time.perf_counter()
     for _ in range(args.steps):
         step()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
     seconds = time.perf_counter() - started
     return {
+        "model": f"random init of {args.random_init}" if args.random_init else str(model_dir),
+        "device": device_name(torch, device),
+        "attention": getattr(bert.config, "_attn_implementation", None),
         "batch": args.batch,
         "seq": args.seq,
         "steps": args.steps,
         "seconds": seconds,
         "tokens_per_second": args.batch * args.seq * args.steps / seconds,
         "seconds_per_step": seconds / args.steps,
+        "losses": losses,
         "peak_rss_bytes": peak_rss(),
     }
 
@@ -187,8 +214,12 @@ def main():
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--device", default="cpu", help="cpu or cuda[:N] (training only)")
+    parser.add_argument("--random-init", help="train a random BERT of this config.json's shape")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if (args.random_init or args.device != "cpu") and args.mode != "training":
+        parser.error("--random-init and --device go with --mode training")
 
     if args.mode == "both":
         figures = {"runtime": "", "threads": args.threads}

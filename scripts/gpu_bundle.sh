@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Builds kanon for a GPU machine and gathers what it needs there into one directory, to copy to a
-# machine that has an NVIDIA driver and nothing else (no toolkit, no registry, no internet).
+# machine that has an NVIDIA driver and nothing else (no toolkit, no registry, no internet), and
+# packs that directory into OUT_DIR.tar.xz (what travels; scripts/device_check.sh unpacks it).
 #
-#   scripts/gpu_bundle.sh [OUT_DIR]          # default target/gpu-bundle
+#   scripts/gpu_bundle.sh [OUT_DIR]          # default target/gpu-bundle (+ target/gpu-bundle.tar.xz)
+#
+# kanon is built with cargo's `release-gpu` profile (Cargo.toml: release without debug tables, in
+# target/release-gpu) and without the embedded llama.cpp runtime (kanon-cli's default feature
+# `embedded-llm`): the GPU machine trains and detects; `--llm` there takes a server URL.
 #
 # Environment:
-#   KANON_GPU_FEATURES   cargo features of kanon-cli (default "cuda,wgpu")
+#   KANON_GPU_FEATURES   cargo features of kanon-cli (default "cuda,wgpu"; add "embedded-llm"
+#                        for llama.cpp)
+#   KANON_GPU_PROFILE    cargo profile (default "release-gpu")
+#   KANON_BUNDLE_XZ      xz's options for the archive (default "-9e"; "none": no archive)
 #   KANON_LIBDEVICE      libdevice.10.bc to use; else $CUDA_PATH/nvvm/libdevice/libdevice.10.bc,
 #                        else extracted from PyPI's nvidia-cuda-nvcc-cu12 wheel (pip download;
 #                        KANON_WHEELS=DIR reads the wheel from DIR instead)
@@ -23,7 +31,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${1:-target/gpu-bundle}"
+out="${out%/}"
 features="${KANON_GPU_FEATURES:-cuda,wgpu}"
+profile="${KANON_GPU_PROFILE:-release-gpu}"
+xz_options="${KANON_BUNDLE_XZ:--9e}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 
 if [[ ",$features," == *",cuda,"* ]] && ! scripts/cuda_llvm.sh --check; then
@@ -31,13 +42,16 @@ if [[ ",$features," == *",cuda,"* ]] && ! scripts/cuda_llvm.sh --check; then
     scripts/cuda_llvm.sh
 fi
 
-echo "gpu_bundle: building kanon-cli with features $features" >&2
-cargo build --release -p kanon-cli --features "$features"
+echo "gpu_bundle: building kanon-cli with features $features (profile $profile)" >&2
+cargo build --profile "$profile" -p kanon-cli --no-default-features --features "$features"
+# cargo's directory of a profile: `dev` builds into debug/, the others into their own name.
+case "$profile" in dev) profile_dir=debug ;; *) profile_dir="$profile" ;; esac
+binary="$target_dir/$profile_dir/kanon"
 
-tmp="$(mktemp -d "${out%/}.tmp.XXXXXX")"
+tmp="$(mktemp -d "$out.tmp.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/lib"
-cp "$target_dir/release/kanon" "$tmp/bin/kanon"
+cp "$binary" "$tmp/bin/kanon"
 strip "$tmp/bin/kanon"
 
 if [[ ",$features," == *",cuda,"* ]]; then
@@ -94,7 +108,7 @@ chmod +x "$tmp/kanon"
 {
     echo "kanon GPU bundle"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
-    echo "features: $features"
+    echo "features: $features (profile $profile)"
     echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m)"
     if [[ ",$features," == *",cuda,"* ]]; then
         echo "llvm: $(cat "${XDG_DATA_HOME:-$HOME/.local/share}/tracel/tracel-llvm-23.1.0-4/.tracel-llvm-installed" 2>/dev/null || echo 'tracel-llvm 23.1.0-4 (downloaded)')"
@@ -106,5 +120,14 @@ chmod +x "$tmp/kanon"
 rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT
-du -sh "$out" "$out/bin/kanon" >&2
+mib() { echo "$(($(stat -c %s "$1") / 1048576)) MiB"; }
+echo "gpu_bundle: $binary $(mib "$binary"), stripped $(mib "$out/bin/kanon"); $out $(du -sm "$out" | cut -f1) MiB" >&2
+
+if [ "$xz_options" != "none" ]; then
+    # One archive of one directory, to carry to the GPU machine and unpack there.
+    archive="$out.tar.xz"
+    tar -C "$(dirname "$out")" -cf - "$(basename "$out")" | xz -T0 $xz_options >"$archive.tmp"
+    mv "$archive.tmp" "$archive"
+    echo "gpu_bundle: $archive $(mib "$archive") (xz $xz_options)" >&2
+fi
 echo "$out"

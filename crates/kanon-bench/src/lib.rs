@@ -7,8 +7,8 @@
 //!   plain reference (the same decisions, checked);
 //! - [`tagger`]: the BERT tagger's inference documents/s and training tokens/s, comparable with
 //!   `scripts/bench_tagger_torch.py`;
-//! - [`llm`]: the embedded LLM runtime's prompt and generated tokens/s, comparable with llama.cpp's
-//!   `llama-bench`.
+//! - `llm` (feature `embedded-llm`): the embedded LLM runtime's prompt and generated tokens/s,
+//!   comparable with llama.cpp's `llama-bench`.
 //!
 //! Every benchmark returns its figures (serde, for `--json`) and writes what it does to a log.
 //!
@@ -22,6 +22,7 @@
 
 pub mod index;
 pub mod label;
+#[cfg(feature = "embedded-llm")]
 pub mod llm;
 pub mod resources;
 pub mod tagger;

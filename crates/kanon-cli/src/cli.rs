@@ -910,6 +910,13 @@ pub struct BenchTaggerArgs {
     pub batch: usize,
     #[arg(long, default_value_t = 128)]
     pub seq: usize,
+    /// Where the model runs: `cpu`, `cuda[:N]`, `wgpu[:N]` or `auto` (GPU builds: docs/gpu.md).
+    #[arg(long, default_value = "cpu", value_name = "DEVICE")]
+    pub device: kanon_tagger::device::DeviceChoice,
+    /// Train a BERT of this Hugging Face `config.json`'s shape with random weights (seed 0,
+    /// the same on every device) instead of `--pretrained`'s; `--mode training` only.
+    #[arg(long, value_name = "CONFIG")]
+    pub random_init: Option<PathBuf>,
     #[arg(long)]
     pub json: Option<PathBuf>,
 }

@@ -18,6 +18,8 @@ pub fn run(args: &BenchTaggerArgs, out: &mut dyn Write) -> Result<()> {
             warmup_steps: args.warmup_steps,
             batch: args.batch,
             seq: args.seq,
+            device: args.device,
+            random_init: args.random_init.clone(),
         },
         out,
     )?;
