@@ -15,7 +15,7 @@ pub fn run(command: &ModelsCommand, out: &mut dyn Write) -> Result<()> {
 
 fn fetch(cache: &Cache, args: &ModelsFetchArgs, out: &mut dyn Write) -> Result<()> {
     let names: Vec<&str> = if args.names.is_empty() {
-        MODELS.iter().map(|m| m.name).collect()
+        kanon_models::default_fetch()
     } else {
         args.names.iter().map(String::as_str).collect()
     };
@@ -43,16 +43,17 @@ fn list(cache: &Cache, out: &mut dyn Write) -> Result<()> {
                     .map_or(0, |m| m.bytes);
                 writeln!(
                     out,
-                    "{}\t{:.1} MB\t{}",
+                    "{}\t{:.1} MB\t{}\t{}",
                     spec.name,
                     bytes as f64 / 1e6,
+                    spec.licence,
                     dir.display()
                 )?
             }
             None => writeln!(
                 out,
-                "{}\tnot cached\t(kanon models fetch {})",
-                spec.name, spec.name
+                "{}\tnot cached\t{}\t(kanon models fetch {})",
+                spec.name, spec.licence, spec.name
             )?,
         }
     }
