@@ -232,7 +232,10 @@ impl<'a> Gate<'a> {
         }
         let mut observations = Vec::with_capacity(active.len());
         for (slot, &i) in active.iter().enumerate() {
-            let kg = self.kg.as_ref().map(|kg| kg.check(docs[i].id, texts[slot]));
+            let kg = self
+                .kg
+                .as_ref()
+                .map(|kg| kg.check_output(docs[i].id, &states[i].sanitized.document));
             let reid = self
                 .attackers
                 .iter()
@@ -464,7 +467,8 @@ impl<'a> Gate<'a> {
     /// (the person, or its first candidate when the person is unknown) over its best other
     /// candidate when the word goes, as a share of its largest; attackers still succeeding
     /// weigh 1, the others 1/4; a word beside a replaced or masked span weighs
-    /// `1 + adjacency_bonus` times more. Only words some attacker leans on are returned.
+    /// `1 + adjacency_bonus` times more; a form is ranked by that weight per occurrence masked.
+    /// Only words some attacker leans on are returned.
     fn guide(
         &self,
         doc: &GateInput<'_>,
@@ -549,6 +553,8 @@ impl<'a> Gate<'a> {
             if spans.iter().any(beside) {
                 *total *= 1.0 + self.config.adjacency_bonus;
             }
+            // The cap and the utility count words: a form written three times costs three.
+            *total /= spans.len() as f64;
         }
         let mut order: Vec<usize> = (0..forms.len()).filter(|&f| combined[f] > 0.0).collect();
         // Heaviest first; ties to the word that comes first.

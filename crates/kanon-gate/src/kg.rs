@@ -5,9 +5,12 @@
 //! shared by no one or by at least k people. No second implementation: a document the gate
 //! passes is one the labeler would leave unmasked.
 
+use std::ops::Range;
+
 use kanon_index::{Index, TermMatch};
 use kanon_label::algorithm::{Decisions, LabelerConfig, MaskReason, decide, document_rng};
 use kanon_label::document::{document_matches, document_terms};
+use kanon_sanitize::SanitizedDocument;
 use serde::{Deserialize, Serialize};
 
 /// A character range of the output text (never its content).
@@ -92,6 +95,23 @@ impl<'i> KgAttacker<'i> {
     /// Algorithm 1 on an output text.
     pub fn check(&self, id: &str, text: &str) -> KgVerdict {
         let matches = document_matches(self.index, text, &self.config);
+        let terms = document_terms(&matches);
+        self.check_terms(id, matches, terms)
+    }
+
+    /// Algorithm 1 on a sanitized output. KG terms inside its labels and masks are not facts
+    /// of anyone (the "10" of "MISC 10" is the sanitizer's numbering) and are not counted;
+    /// those inside generalizations ("a city in Norway") are.
+    pub fn check_output(&self, id: &str, document: &SanitizedDocument) -> KgVerdict {
+        let opaque: Vec<Range<usize>> = document
+            .edits
+            .iter()
+            .zip(document.output_ranges())
+            .filter(|(edit, _)| edit.choice.is_none())
+            .map(|(_, range)| range)
+            .collect();
+        let mut matches = document_matches(self.index, &document.text, &self.config);
+        matches.retain(|m| !opaque.iter().any(|r| m.start < r.end && r.start < m.end));
         let terms = document_terms(&matches);
         self.check_terms(id, matches, terms)
     }

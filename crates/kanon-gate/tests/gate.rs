@@ -52,6 +52,79 @@ fn kg_only(k: u64) -> GateConfig {
 }
 
 #[test]
+fn the_numbers_of_labels_are_not_read_as_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ten chemists; one of them born in the year 10 (Pantheon has such a person).
+    let people = (0..10)
+        .map(|i| {
+            let mut facts = vec![(Property::Occupation, "chemist")];
+            if i == 0 {
+                facts.push((Property::BirthDate, "10"));
+            }
+            person(i, &facts)
+        })
+        .collect();
+    let index = index_of(people, dir.path());
+    // A chemist and the nine people she met: the last is "PERSON 10".
+    let names = [
+        "Lilian Albano",
+        "Ada Berg",
+        "Bo Carr",
+        "Cy Dunn",
+        "Di Egan",
+        "Ed Finch",
+        "Flo Gray",
+        "Gus Hale",
+        "Hal Ives",
+        "Tomas Varga",
+    ];
+    let text = format!(
+        "{} is a chemist. She met {}.",
+        names[0],
+        names[1..].join(", ")
+    );
+    let mentions: Vec<Mention> = names
+        .iter()
+        .map(|name| {
+            let at = text.find(name).unwrap();
+            Mention::new(at, at + name.len(), EntityType::Person)
+        })
+        .collect();
+    let text = text.as_str();
+    let sanitizer = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::NumberedLabel)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let config = kg_only(3);
+    let kg = KgAttacker::new(&index, config.labeler());
+    let plain = sanitizer.sanitize("d1", text, &mentions).unwrap();
+    assert!(
+        plain.document.text.ends_with("PERSON 9, PERSON 10."),
+        "{}",
+        plain.document.text
+    );
+    // Read as plain text, "chemist" and the "10" of "PERSON 10" single out one person …
+    assert!(!kg.check("d1", &plain.document.text).passes());
+    // … but a label is the sanitizer's numbering, not a fact.
+    assert!(kg.check_output("d1", &plain.document).passes());
+    let gate = Gate::new(config.clone(), &sanitizer, Some(kg), Vec::new(), None).unwrap();
+    let gated = gate
+        .certify(&[GateInput {
+            id: "d1",
+            text,
+            mentions: &mentions,
+            person: None,
+        }])
+        .unwrap()
+        .remove(0);
+    assert_eq!(gated.certificate.status, Status::Passed);
+    assert_eq!(gated.document.text, plain.document.text);
+}
+
+#[test]
 fn a_generalization_that_alone_singles_a_person_out_climbs_a_rung() {
     let dir = tempfile::tempdir().unwrap();
     // Ten Austrian chemists; one of them lives in Styria.

@@ -76,3 +76,56 @@ pub struct SanitizedDocument {
     /// One edit per replaced span, in the order of the spans in the original.
     pub edits: Vec<Edit>,
 }
+
+impl SanitizedDocument {
+    /// Where each edit's replacement stands in the output text, in characters (one range per
+    /// edit, in order): the original's offsets shifted by the replacements before it.
+    pub fn output_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let mut shift: isize = 0;
+        self.edits
+            .iter()
+            .map(|edit| {
+                let start = (edit.start as isize + shift).max(0) as usize;
+                let length = edit.replacement.chars().count();
+                shift += length as isize - (edit.end as isize - edit.start as isize);
+                start..start + length
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_ranges_shift_by_the_replacements_before() {
+        let edit = |start, end, replacement: &str| Edit {
+            start,
+            end,
+            original_type: EntityType::Loc,
+            entity: "LOC 1".into(),
+            replacement: replacement.into(),
+            choice: None,
+            reason: Reason::Label,
+            propagated: false,
+        };
+        // "Anna lives in Tromsø, near Oslo." → "PERSON 1 lives in LOC 1, near LOC 2."
+        let document = SanitizedDocument {
+            id: "d".into(),
+            text: "PERSON 1 lives in LOC 1, near LOC 2.".into(),
+            edits: vec![
+                edit(0, 4, "PERSON 1"),
+                edit(14, 20, "LOC 1"),
+                edit(27, 31, "LOC 2"),
+            ],
+        };
+        let ranges = document.output_ranges();
+        let chars: Vec<char> = document.text.chars().collect();
+        let read = |r: &std::ops::Range<usize>| chars[r.clone()].iter().collect::<String>();
+        assert_eq!(
+            ranges.iter().map(read).collect::<Vec<_>>(),
+            ["PERSON 1", "LOC 1", "LOC 2"]
+        );
+    }
+}
