@@ -235,7 +235,7 @@ impl<'a> Gate<'a> {
             let kg = self
                 .kg
                 .as_ref()
-                .map(|kg| kg.check_output(docs[i].id, &states[i].sanitized.document));
+                .map(|kg| kg.check_output(docs[i].id, &states[i].sanitized));
             let reid = self
                 .attackers
                 .iter()

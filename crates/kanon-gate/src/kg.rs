@@ -10,7 +10,7 @@ use std::ops::Range;
 use kanon_index::{Index, TermMatch};
 use kanon_label::algorithm::{Decisions, LabelerConfig, MaskReason, decide, document_rng};
 use kanon_label::document::{document_matches, document_terms};
-use kanon_sanitize::SanitizedDocument;
+use kanon_sanitize::Sanitized;
 use serde::{Deserialize, Serialize};
 
 /// A character range of the output text (never its content).
@@ -102,11 +102,12 @@ impl<'i> KgAttacker<'i> {
     /// Algorithm 1 on a sanitized output. KG terms inside its labels and masks are not facts
     /// of anyone (the "10" of "MISC 10" is the sanitizer's numbering) and are not counted;
     /// those inside generalizations ("a city in Norway") are.
-    pub fn check_output(&self, id: &str, document: &SanitizedDocument) -> KgVerdict {
-        let opaque: Vec<Range<usize>> = document
+    pub fn check_output(&self, id: &str, sanitized: &Sanitized) -> KgVerdict {
+        let document = &sanitized.document;
+        let opaque: Vec<&Range<usize>> = document
             .edits
             .iter()
-            .zip(document.output_ranges())
+            .zip(&sanitized.replaced)
             .filter(|(edit, _)| edit.choice.is_none())
             .map(|(_, range)| range)
             .collect();

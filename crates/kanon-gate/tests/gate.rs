@@ -109,7 +109,7 @@ fn the_numbers_of_labels_are_not_read_as_facts() {
     // Read as plain text, "chemist" and the "10" of "PERSON 10" single out one person …
     assert!(!kg.check("d1", &plain.document.text).passes());
     // … but a label is the sanitizer's numbering, not a fact.
-    assert!(kg.check_output("d1", &plain.document).passes());
+    assert!(kg.check_output("d1", &plain).passes());
     let gate = Gate::new(config.clone(), &sanitizer, Some(kg), Vec::new(), None).unwrap();
     let gated = gate
         .certify(&[GateInput {
