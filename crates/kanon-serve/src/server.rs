@@ -413,7 +413,14 @@ async fn detect(
         .service
         .detect(service::documents_of(&request.documents))
         .await?;
-    Ok(json(&serde_json::json!({ "documents": records })))
+    Ok(json(&DetectAnswer { documents: records }))
+}
+
+/// `POST /v1/detect`'s answer. A struct rather than a `json!` value: a value would widen the
+/// f32 scores to f64 digits, and each record must read as `kanon detect`'s line.
+#[derive(Debug, serde::Serialize)]
+struct DetectAnswer {
+    documents: Vec<kanon_core::spans::SpansRecord>,
 }
 
 /// `POST /v1/sanitize`'s body.
