@@ -121,16 +121,7 @@ impl Batcher {
 
     /// The spans of each document, detected in the next batch.
     pub async fn detect(&self, docs: Vec<Document>) -> Result<Vec<Vec<SpanRecord>>> {
-        let (reply, answer) = oneshot::channel();
-        let tokens = docs.iter().map(|d| estimated_tokens(&d.text)).sum();
-        self.queue
-            .send(Job {
-                docs,
-                tokens,
-                reply,
-            })
-            .map_err(|_| Error::DetectorGone("it no longer takes work".into()))?;
-        answer
+        self.enqueue(docs)?
             .await
             .map_err(|_| Error::DetectorGone("it dropped a batch".into()))?
             .map_err(Error::DetectorGone)
@@ -138,6 +129,14 @@ impl Batcher {
 
     /// [`Batcher::detect`] from a thread outside the runtime.
     pub fn detect_blocking(&self, docs: Vec<Document>) -> Result<Vec<Vec<SpanRecord>>> {
+        self.enqueue(docs)?
+            .blocking_recv()
+            .map_err(|_| Error::DetectorGone("it dropped a batch".into()))?
+            .map_err(Error::DetectorGone)
+    }
+
+    /// Queues the documents for the tagger's thread; the receiver gets their spans.
+    fn enqueue(&self, docs: Vec<Document>) -> Result<oneshot::Receiver<Reply>> {
         let (reply, answer) = oneshot::channel();
         let tokens = docs.iter().map(|d| estimated_tokens(&d.text)).sum();
         self.queue
@@ -147,10 +146,7 @@ impl Batcher {
                 reply,
             })
             .map_err(|_| Error::DetectorGone("it no longer takes work".into()))?;
-        answer
-            .blocking_recv()
-            .map_err(|_| Error::DetectorGone("it dropped a batch".into()))?
-            .map_err(Error::DetectorGone)
+        Ok(answer)
     }
 
     /// What the thread did so far.
