@@ -14,10 +14,7 @@ use kanon_core::background::Background;
 use kanon_core::io::{JsonlLog, with_suffix};
 use kanon_eval::job::Truth;
 use kanon_eval::privacy::NeuralAttackerJob;
-use kanon_llm::{CachedModel, ChatModel};
-use kanon_sanitize::{
-    Mention, SanitizeSettings, SanitizedDocument, Sanitizer, SpanSource, Strategy,
-};
+use kanon_sanitize::{Mention, SanitizeSettings, SanitizedDocument, SpanSource, Strategy};
 use serde::{Deserialize, Serialize};
 
 use crate::certificate::{Certificate, Status};
@@ -27,6 +24,7 @@ use crate::gate::{Gate, GateInput, Gated};
 use crate::kg::KgAttacker;
 use crate::reid::{Bm25Attacker, NeuralScorer, ReidAttacker};
 use crate::summary::GateSummary;
+use kanon_sanitize::job::SanitizerModels;
 
 /// What the re-identification attackers know.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,65 +115,20 @@ fn person_names(job: &GateJob, docs: &[kanon_core::Document]) -> Result<Vec<Opti
     }
 }
 
-/// The models of a generalizing strategy, opened behind the response cache.
-struct Models {
-    generator: Option<CachedModel<Box<dyn ChatModel>>>,
-    attacker: Option<CachedModel<Box<dyn ChatModel>>>,
-    kg: Option<kanon_sanitize::kg_attack::KgAttacker>,
-}
-
-impl Models {
-    fn open(settings: &SanitizeSettings) -> Result<Self> {
-        let strategy = settings.sanitizer.strategy;
-        if strategy == Strategy::Substitute {
-            return Err(Error::Config(
-                "the gate re-renders through the sanitizer, and `substitute` draws at random: \
-                 certify another strategy"
-                    .into(),
-            ));
-        }
-        let open = |llm: &kanon_llm::LlmConfig| -> Result<CachedModel<Box<dyn ChatModel>>> {
-            settings
-                .cache
-                .wrap(kanon_llm::open(llm).map_err(Error::Llm)?)
-                .map_err(Error::Llm)
-        };
-        let generator = match &settings.llm {
-            Some(llm) if strategy.generalizes() => Some(open(llm)?),
-            _ => None,
-        };
-        let attacker = match &settings.attacker_llm {
-            Some(llm) if strategy == Strategy::Intact => Some(open(llm)?),
-            _ => None,
-        };
-        // INTACT's KG attacker (and the truthfulness check) read the sanitizer's index.
-        let kg = match &settings.index {
-            Some(dir) if strategy.generalizes() => Some(
-                kanon_sanitize::kg_attack::KgAttacker::open(dir, settings.sanitizer.kg_attack)
-                    .map_err(Error::Sanitize)?,
-            ),
-            _ => None,
-        };
-        Ok(Models {
-            generator,
-            attacker,
-            kg,
-        })
+/// The sanitizer's models, opened as `kanon sanitize` opens them; `substitute` is refused (the
+/// gate re-renders, and it draws at random).
+fn open_models(settings: &SanitizeSettings) -> Result<SanitizerModels> {
+    if settings.sanitizer.strategy == Strategy::Substitute {
+        return Err(Error::Config(
+            "the gate re-renders through the sanitizer, and `substitute` draws at random: \
+             certify another strategy"
+                .into(),
+        ));
     }
-
-    fn sanitizer(&self, settings: &SanitizeSettings) -> Result<Sanitizer<'_>> {
-        let mut sanitizer = Sanitizer::new(settings.sanitizer.clone()).map_err(Error::Sanitize)?;
-        if let Some(model) = &self.generator {
-            sanitizer = sanitizer.with_model(model);
-        }
-        if let Some(attacker) = &self.attacker {
-            sanitizer = sanitizer.with_attacker(attacker);
-        }
-        if let Some(kg) = &self.kg {
-            sanitizer = sanitizer.with_kg(kg);
-        }
-        Ok(sanitizer)
-    }
+    SanitizerModels::open(settings).map_err(|error| match error {
+        kanon_sanitize::Error::Llm(error) => Error::Llm(error),
+        error => Error::Sanitize(error),
+    })
 }
 
 /// Certifies the documents, resuming from `OUT.partial` when an earlier run left one.
@@ -253,12 +206,13 @@ pub fn run_until(
             AttackerKind::Kg => {}
         }
     }
-    let models = Models::open(&job.sanitize)?;
-    let sanitizer = models.sanitizer(&job.sanitize)?;
+    let models = open_models(&job.sanitize)?;
+    let sanitizer = models
+        .sanitizer(&job.sanitize.sanitizer)
+        .map_err(Error::Sanitize)?;
     // The sanitizer's KG attacker has the index open already when it reads the gate's.
     let shared_index = models
-        .kg
-        .as_ref()
+        .kg()
         .map(kanon_sanitize::kg_attack::KgAttacker::index)
         .filter(|index| job.index.as_deref() == Some(index.dir()));
     let opened = match (&job.index, shared_index, config.runs(AttackerKind::Kg)) {

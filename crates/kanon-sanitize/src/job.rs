@@ -222,7 +222,7 @@ pub fn run_until(
         mut spans,
         part,
     } = read_inputs(job)?;
-    let models = Models::open(job)?;
+    let models = SanitizerModels::open(&job.settings)?;
     let sanitizer = models.sanitizer(config)?;
     let mut finished = Finished::resume(job)?;
 
@@ -426,28 +426,40 @@ fn check_given_spans(
     Ok(())
 }
 
-/// The models a job's strategy needs, opened; the [`Sanitizer`] borrows them.
-struct Models {
+/// The models a strategy needs, opened as `kanon sanitize` opens them; the [`Sanitizer`]
+/// borrows them. `kanon certify` and `kanon serve` open theirs with it too.
+pub struct SanitizerModels {
     generator: Option<CachedModel<Box<dyn ChatModel>>>,
     attacker: Option<CachedModel<Box<dyn ChatModel>>>,
     substitutes: Option<crate::substitute::EmbeddingSubstitutes>,
     kg: Option<crate::kg_attack::KgAttacker>,
 }
 
-impl Models {
-    /// Opens the generator only when the strategy generalizes, the attacker only for INTACT and
-    /// the encoder only for `substitute`.
-    fn open(job: &SanitizeJob) -> Result<Self> {
-        let config = &job.settings.sanitizer;
-        let generator = match &job.settings.llm {
+impl std::fmt::Debug for SanitizerModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SanitizerModels")
+            .field("model", &self.name())
+            .field("substitutes", &self.substitutes.is_some())
+            .field("kg", &self.kg.is_some())
+            .finish()
+    }
+}
+
+impl SanitizerModels {
+    /// Opens the generator only when the strategy generalizes, the attacker only for INTACT,
+    /// the encoder only for `substitute` and the KG attacker when a generalizing strategy has
+    /// an index.
+    pub fn open(settings: &SanitizeSettings) -> Result<Self> {
+        let config = &settings.sanitizer;
+        let generator = match &settings.llm {
             Some(llm) if config.strategy.generalizes() => {
-                Some(job.settings.cache.wrap(kanon_llm::open(llm)?)?)
+                Some(settings.cache.wrap(kanon_llm::open(llm)?)?)
             }
             _ => None,
         };
-        let attacker = match &job.settings.attacker_llm {
+        let attacker = match &settings.attacker_llm {
             Some(llm) if config.strategy == crate::Strategy::Intact => {
-                Some(job.settings.cache.wrap(kanon_llm::open(llm)?)?)
+                Some(settings.cache.wrap(kanon_llm::open(llm)?)?)
             }
             _ => None,
         };
@@ -461,14 +473,14 @@ impl Models {
         } else {
             None
         };
-        let kg = match &job.settings.index {
+        let kg = match &settings.index {
             // Beside INTACT's KG attacker, the index checks any generalization's truth.
             Some(dir) if config.strategy.generalizes() => {
                 Some(crate::kg_attack::KgAttacker::open(dir, config.kg_attack)?)
             }
             _ => None,
         };
-        Ok(Models {
+        Ok(SanitizerModels {
             generator,
             attacker,
             substitutes,
@@ -478,7 +490,7 @@ impl Models {
 
     /// `backend:model` of the generator, and of the attacker when there is one: the summary's
     /// `model`.
-    fn name(&self) -> Option<String> {
+    pub fn name(&self) -> Option<String> {
         let name = |model: &CachedModel<Box<dyn ChatModel>>| {
             let id = model.id();
             format!("{}:{}", id.backend, id.model)
@@ -489,7 +501,13 @@ impl Models {
         })
     }
 
-    fn sanitizer(&self, config: &SanitizerConfig) -> Result<Sanitizer<'_>> {
+    /// The KG attacker, when one was opened.
+    pub fn kg(&self) -> Option<&crate::kg_attack::KgAttacker> {
+        self.kg.as_ref()
+    }
+
+    /// A sanitizer with `config`, borrowing the opened models.
+    pub fn sanitizer(&self, config: &SanitizerConfig) -> Result<Sanitizer<'_>> {
         let mut sanitizer = Sanitizer::new(config.clone())?;
         if let Some(substitutes) = &self.substitutes {
             sanitizer = sanitizer.with_substitutes(substitutes);

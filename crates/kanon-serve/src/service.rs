@@ -13,9 +13,8 @@ use kanon_detect::Detector;
 use kanon_detect::tagger::TaggerDetector;
 use kanon_gate::reid::{Bm25Attacker, NeuralScorer, ReidAttacker};
 use kanon_gate::{AttackerKind, Certificate, Gate, GateInput};
-use kanon_llm::{CachedModel, ChatModel};
-use kanon_sanitize::kg_attack::KgAttacker;
-use kanon_sanitize::{Mention, SanitizeSettings, SanitizedDocument, Sanitizer, Strategy};
+use kanon_sanitize::job::SanitizerModels;
+use kanon_sanitize::{Mention, SanitizedDocument, Sanitizer, Strategy};
 use serde::{Deserialize, Serialize};
 
 use crate::batcher::{BatchStats, Batcher};
@@ -48,60 +47,6 @@ pub struct SanitizedOut {
     /// What the gate found and did (no original string).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate: Option<Certificate>,
-}
-
-/// The sanitizer's language models, encoder and KG attacker, opened as `kanon sanitize` opens
-/// them for the configured strategy.
-struct SanitizerModels {
-    generator: Option<CachedModel<Box<dyn ChatModel>>>,
-    attacker: Option<CachedModel<Box<dyn ChatModel>>>,
-    substitutes: Option<kanon_sanitize::substitute::EmbeddingSubstitutes>,
-    kg: Option<KgAttacker>,
-}
-
-impl SanitizerModels {
-    fn open(settings: &SanitizeSettings) -> Result<Self> {
-        let strategy = settings.sanitizer.strategy;
-        let open = |llm: &kanon_llm::LlmConfig| -> Result<CachedModel<Box<dyn ChatModel>>> {
-            let model = kanon_llm::open(llm).map_err(kanon_sanitize::Error::from)?;
-            Ok(settings
-                .cache
-                .wrap(model)
-                .map_err(kanon_sanitize::Error::from)?)
-        };
-        let generator = match &settings.llm {
-            Some(llm) if strategy.generalizes() => Some(open(llm)?),
-            _ => None,
-        };
-        let attacker = match &settings.attacker_llm {
-            Some(llm) if strategy == Strategy::Intact => Some(open(llm)?),
-            _ => None,
-        };
-        let substitutes = if strategy == Strategy::Substitute {
-            let dir = kanon_models::resolve_pretrained(kanon_models::DEFAULT_ENCODER)
-                .map_err(kanon_sanitize::Error::Models)?;
-            let encoder =
-                kanon_tagger::encoder::SentenceEncoder::load(&dir, &burn::tensor::Device::flex())
-                    .map_err(kanon_sanitize::Error::Encoder)?;
-            Some(kanon_sanitize::substitute::EmbeddingSubstitutes::new(
-                encoder,
-            )?)
-        } else {
-            None
-        };
-        let kg = match &settings.index {
-            Some(dir) if strategy.generalizes() => {
-                Some(KgAttacker::open(dir, settings.sanitizer.kg_attack)?)
-            }
-            _ => None,
-        };
-        Ok(SanitizerModels {
-            generator,
-            attacker,
-            substitutes,
-            kg,
-        })
-    }
 }
 
 /// The gate's attackers, opened once.
@@ -309,20 +254,9 @@ impl Service {
     fn sanitizer(&self, strategy: Strategy) -> std::result::Result<Sanitizer<'_>, Refusal> {
         let mut config = self.config.sanitize.sanitizer.clone();
         config.strategy = strategy;
-        let mut sanitizer = Sanitizer::new(config).map_err(|e| Refusal::Failed(format!("{e}")))?;
-        if let Some(substitutes) = &self.models.substitutes {
-            sanitizer = sanitizer.with_substitutes(substitutes);
-        }
-        if let Some(model) = &self.models.generator {
-            sanitizer = sanitizer.with_model(model);
-        }
-        if let Some(attacker) = &self.models.attacker {
-            sanitizer = sanitizer.with_attacker(attacker);
-        }
-        if let Some(kg) = &self.models.kg {
-            sanitizer = sanitizer.with_kg(kg);
-        }
-        Ok(sanitizer)
+        self.models
+            .sanitizer(&config)
+            .map_err(|e| Refusal::Failed(format!("{e}")))
     }
 
     /// Sanitizes documents whose spans are known (`mentions[i]` for `docs[i]`), through the
