@@ -22,6 +22,16 @@ pub struct Mention {
 }
 
 impl Mention {
+    /// A span as a spans file records it (`kanon detect`'s output, a gold file): a span without
+    /// a type is MISC.
+    pub fn of_record(record: &kanon_core::spans::SpanRecord) -> Self {
+        Mention {
+            span: record.span(),
+            entity_type: record.entity_type.unwrap_or(EntityType::Misc),
+            entity_id: record.entity_id.clone(),
+        }
+    }
+
     /// The characters `start..end` of the text, grouped with others by similarity.
     pub fn new(start: usize, end: usize, entity_type: EntityType) -> Self {
         Mention {

@@ -11,11 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
+use kanon_core::Progress;
 use kanon_core::config::ConfigFile;
 use kanon_core::io::{JsonlLog, read_documents, with_suffix};
 use kanon_core::shard::{Fingerprint, OutputKind, Shard, ShardRecord};
 use kanon_core::spans::SpansRecord;
-use kanon_core::{EntityType, Progress};
 use kanon_llm::{CacheStats, CachedModel, ChatModel, LlmConfig, ResponseCache};
 use serde::{Deserialize, Serialize};
 
@@ -385,11 +385,7 @@ fn read_given_spans(path: &std::path::Path) -> Result<(HashMap<String, Vec<Menti
                 )
                 .into());
             }
-            mentions.push(Mention {
-                span: span.span(),
-                entity_type: span.entity_type.unwrap_or(EntityType::Misc),
-                entity_id: span.entity_id,
-            });
+            mentions.push(Mention::of_record(&span));
             at.push(line);
         }
     }

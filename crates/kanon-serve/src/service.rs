@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use kanon_core::background::Background;
 use kanon_core::spans::{SpanRecord, SpansRecord};
-use kanon_core::{Document, EntityType, NoProgress};
+use kanon_core::{Document, NoProgress};
 use kanon_detect::Detector;
 use kanon_detect::tagger::TaggerDetector;
 use kanon_gate::reid::{Bm25Attacker, NeuralScorer, ReidAttacker};
@@ -406,14 +406,7 @@ pub fn check_documents(docs: &[DocumentIn], max: usize) -> std::result::Result<(
 /// The sanitizer's mentions of spans records, as `kanon sanitize` reads a spans file (a span
 /// without a type is MISC).
 pub fn mentions_of(spans: &[SpanRecord]) -> Vec<Mention> {
-    spans
-        .iter()
-        .map(|span| Mention {
-            span: span.span(),
-            entity_type: span.entity_type.unwrap_or(EntityType::Misc),
-            entity_id: span.entity_id.clone(),
-        })
-        .collect()
+    spans.iter().map(Mention::of_record).collect()
 }
 
 /// The documents of a request as kanon's records.
