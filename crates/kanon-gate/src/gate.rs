@@ -466,7 +466,8 @@ impl<'a> Gate<'a> {
     /// attackers together lean on them: per attacker, the fall in the margin of its target
     /// (the person, or its first candidate when the person is unknown) over its best other
     /// candidate when the word goes, as a share of its largest; attackers still succeeding
-    /// weigh 1, the others 1/4; a word beside a replaced or masked span weighs
+    /// weigh 1, a BM25 that no longer does 1/4 (a model that no longer does is not asked: its
+    /// leave-one-out is the gate's dearest step); a word beside a replaced or masked span weighs
     /// `1 + adjacency_bonus` times more; a form is ranked by that weight per occurrence masked.
     /// Only words some attacker leans on are returned.
     fn guide(
@@ -522,8 +523,12 @@ impl<'a> Gate<'a> {
                     None => vec![0.0; forms.len()],
                 };
                 own.iter().zip(&other).map(|(a, b)| a - b).collect()
-            } else {
+            } else if *succeeded {
                 self.leave_one_out(*attacker, &chars, &forms, scores, target, &lexical(target)?)?
+            } else {
+                // Its leave-one-out costs `neural_candidates` passes of the model a round; once
+                // it fails, its quarter weight is not worth them (BM25's costs nothing).
+                continue;
             };
             let top = drops.iter().copied().fold(0f64, f64::max);
             if top <= 0.0 {
