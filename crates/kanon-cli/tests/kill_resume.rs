@@ -1,7 +1,7 @@
 //! A `kanon` process killed outright (SIGKILL: no handler runs, no state is saved on the way out)
 //! and started again with the same command ends with the bytes of a run that was never
-//! interrupted (issue 37): `kanon detect` killed once part of its output is logged, and `kanon
-//! run` killed in training and in sanitization. Tiny models, so that it runs everywhere in
+//! interrupted (issues 36 and 37): `kanon detect` killed once part of its output is logged, and
+//! `kanon run` killed in training, in sanitization and in the release gate. Tiny models, so that it runs everywhere in
 //! seconds: a random BERT of the documents' words, and for INTACT a local OpenAI-compatible server
 //! that answers every request the same, after a pause (so that a kill lands between documents).
 #![allow(clippy::unwrap_used)]
@@ -244,7 +244,7 @@ fn answer(stream: TcpStream, pause: Duration) {
 
 /// A run directory for a tiny `kanon run`: a synthetic KG with biographies, a tiny BERT of their
 /// words, and a config whose training saves its state every 5 steps and whose sanitization is
-/// INTACT over `llm`.
+/// INTACT over `llm`, certified one document a batch (so that a kill can land between them).
 fn run_fixture(dir: &Path, llm: &str) {
     ok(
         dir,
@@ -308,6 +308,11 @@ llm = {{ backend = "http", url = "{llm}", model = "slow", retries = 0 }}
 attacker_llm = {{ backend = "http", url = "{llm}", model = "slow", retries = 0 }}
 cache = "off"
 
+[certify]
+sanitizations = ["intact"]
+background_from_kg = true
+config = {{ attackers = ["kg", "bm25"], k = 3, batch = 1, max_words_changed = 0.9 }}
+
 [eval]
 background_from_kg = true
 "#
@@ -316,7 +321,8 @@ background_from_kg = true
     .unwrap();
 }
 
-/// The files a user keeps from a run: spans, sanitized texts, the evaluation's table.
+/// The files a user keeps from a run: spans, sanitized and certified texts, certificates, the
+/// evaluation's table.
 fn kept_outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = vec!["detect/spans.jsonl".to_owned(), "eval/report.md".to_owned()];
     let mut sanitized: Vec<String> = std::fs::read_dir(run.join("sanitize"))
@@ -332,6 +338,19 @@ fn kept_outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
         run.display()
     );
     files.extend(sanitized);
+    let mut certified: Vec<String> = std::fs::read_dir(run.join("certify"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".jsonl"))
+        .map(|name| format!("certify/{name}"))
+        .collect();
+    certified.sort();
+    assert!(
+        !certified.is_empty(),
+        "no certified output in {}",
+        run.display()
+    );
+    files.extend(certified);
     files
         .into_iter()
         .map(|file| {
@@ -378,7 +397,7 @@ fn resumed_plan_action(dir: &Path, out: &str, stage: &str) -> String {
 }
 
 #[test]
-fn run_killed_in_training_or_sanitization_resumes_to_the_bytes_of_an_uninterrupted_run() {
+fn run_killed_in_training_sanitization_or_the_gate_resumes_to_the_bytes_of_an_uninterrupted_run() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let llm = slow_llm_server(Duration::from_millis(25));
@@ -418,5 +437,21 @@ fn run_killed_in_training_or_sanitization_resumes_to_the_bytes_of_an_uninterrupt
     assert!(
         kept_outputs(&dir.join("in-sanitization")) == whole,
         "resumed sanitization: outputs differ"
+    );
+
+    // Killed once the gate has certified a document, before the last.
+    let certify = dir.join("in-certify/certify");
+    kill_when(dir, &run("in-certify"), "a certified document", || {
+        std::fs::read_dir(&certify).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                e.file_name().to_string_lossy().ends_with(".jsonl.partial")
+                    && complete_lines(&e.path()) > 0
+            })
+        })
+    });
+    assert_eq!(resumed_plan_action(dir, "in-certify", "certify"), "resume");
+    assert!(
+        kept_outputs(&dir.join("in-certify")) == whole,
+        "resumed certification: outputs differ"
     );
 }
