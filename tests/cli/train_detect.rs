@@ -61,7 +61,11 @@ fn train_and_detect_with_the_real_weights() {
         "--threshold",
         "0.3",
     ]);
-    assert!(detected.contains("documents"), "{detected}");
+    // The summary says what ran: MiniLM's six layers, at full precision.
+    assert!(
+        detected.starts_with("tagger (6 layers, f32): "),
+        "{detected}"
+    );
     let lines = std::fs::read_to_string(&spans).unwrap();
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert!(first["spans"].is_array(), "{first}");

@@ -298,6 +298,11 @@ pub struct TrainArgs {
     /// `typed` (B-/I- per entity type) or `mask` (B-MASK / I-MASK).
     #[arg(long)]
     pub scheme: Option<LabelScheme>,
+    /// Distil a student of N layers from `--pretrained`, a trained tagger (its teacher): the
+    /// student starts from evenly spaced layers of it and learns from the corpus's labels and
+    /// the teacher's soft labels (`distill_weight`, `distill_temperature` in the config).
+    #[arg(long, value_name = "N")]
+    pub student_layers: Option<usize>,
     /// Continue the run an interruption (Ctrl-C, a crash) left in `OUT.resume/`.
     #[arg(long)]
     pub resume: bool,

@@ -203,6 +203,9 @@ impl ConfigFile for MethodJob {}
 pub struct MethodSummary {
     /// The method's name.
     pub method: String,
+    /// Its model's depth and precision (the tagger's), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// Documents detected, resumed ones included.
     pub documents: usize,
     /// Documents of an earlier, interrupted run kept.
@@ -237,8 +240,11 @@ impl MethodSummary {
         let share = self.masked_words as f64 / self.words.max(1) as f64;
         let fresh = self.documents - self.resumed;
         format!(
-            "{}: {} documents ({} kept from an interrupted run), {} spans, {} of {} words masked ({:.1} %){}, {:.1} s ({:.2} documents/s) → {}",
+            "{}{}: {} documents ({} kept from an interrupted run), {} spans, {} of {} words masked ({:.1} %){}, {:.1} s ({:.2} documents/s) → {}",
             self.method,
+            self.model
+                .as_ref()
+                .map_or(String::new(), |model| format!(" ({model})")),
             self.documents,
             self.resumed,
             self.spans,
@@ -392,6 +398,7 @@ pub fn run(job: &MethodJob, device: &Device, progress: &dyn Progress) -> Result<
     partial.remove()?;
     Ok(MethodSummary {
         method: job.method.name().into(),
+        model: runner.model_note(),
         documents: docs.len(),
         resumed,
         spans: gathered.records.iter().map(|r| r.spans.len()).sum(),
@@ -532,6 +539,14 @@ impl Runner {
                 Runner::Greedy(Box::new(ReidGreedy::new(model, background, *search)))
             }
         })
+    }
+
+    /// What its model is, for the summary.
+    fn model_note(&self) -> Option<String> {
+        match self {
+            Runner::Plain(detector) => detector.model_note(),
+            Runner::Greedy(_) => None,
+        }
     }
 
     /// Documents handed to the detector at once.

@@ -73,6 +73,12 @@ pub trait Detector {
     fn batch_size(&self) -> usize {
         1
     }
+
+    /// What the detector runs, for summaries (the tagger: `6 layers, f32`); `None` for a
+    /// detector without a model of its own.
+    fn model_note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// An untyped span as the spans file writes it, labeled `MASK`.

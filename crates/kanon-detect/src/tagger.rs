@@ -41,6 +41,10 @@ impl TaggerDetector {
 }
 
 impl Detector for TaggerDetector {
+    fn model_note(&self) -> Option<String> {
+        Some(self.tagger.describe())
+    }
+
     fn detect(&self, doc: &Document) -> Result<Vec<Span>> {
         let mut spans = self.detect_many(&[doc])?;
         Ok(spans

@@ -232,6 +232,11 @@ impl Tagger {
         self
     }
 
+    /// Its depth and the precision of its weights, as summaries show them (`6 layers, f32`).
+    pub fn describe(&self) -> String {
+        format!("{} layers, f32", self.config.num_hidden_layers)
+    }
+
     /// Loads a checkpoint directory written by `kanon train`.
     pub fn load(dir: &Path, device: &Device) -> Result<Tagger> {
         let (config, model) = load_checkpoint(dir, device)?;

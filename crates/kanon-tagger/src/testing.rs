@@ -18,18 +18,28 @@ fn invalid(message: impl std::fmt::Display) -> Error {
 /// `model.safetensors` (random weights drawn from `seed`, under Hugging Face's names and layout)
 /// of a BERT with hidden size 16, one layer and two heads.
 pub fn write_tiny_pretrained(dir: &Path, words: &[&str], seed: u64) -> Result<()> {
+    write_tiny_pretrained_layers(dir, words, seed, 1)
+}
+
+/// [`write_tiny_pretrained`] with `layers` encoder layers (a teacher to distil from).
+pub fn write_tiny_pretrained_layers(
+    dir: &Path,
+    words: &[&str],
+    seed: u64,
+    layers: usize,
+) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     write_test_tokenizer(&dir.join("tokenizer.json"), words)?;
     let n = 5 + words.len();
     std::fs::write(
         dir.join("config.json"),
-        serde_json::json!({"vocab_size": n, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+        serde_json::json!({"vocab_size": n, "hidden_size": 16, "num_hidden_layers": layers, "num_attention_heads": 2,
                            "intermediate_size": 32, "max_position_embeddings": 64, "hidden_act": "gelu"})
         .to_string(),
     )?;
     let device = Device::flex();
     device.seed(seed);
-    let model = BertConfig::new(n, 16, 1, 2, 32)
+    let model = BertConfig::new(n, 16, layers, 2, 32)
         .with_max_position_embeddings(64)
         .init(&device);
     let burn_file = dir.join("burn.safetensors");

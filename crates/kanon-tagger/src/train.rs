@@ -53,6 +53,61 @@ pub fn masked_cross_entropy(
     (picked * weights).sum().neg() / total.clamp_min(1e-12)
 }
 
+/// Knowledge distillation's soft loss (Hinton et al., 2015): the Kullback–Leibler divergence of
+/// the student's from the teacher's label distribution, both softened by `temperature` and the
+/// divergence scaled by its square (so that its gradients keep their size as the temperature
+/// changes), averaged over the word pieces that carry a label.
+///
+/// - `student`, `teacher`: logits `[batch, seq, labels]` (the teacher's a constant);
+///   `labeled`: `[batch, seq]`.
+/// - returns `[1]`.
+pub fn distillation_loss(
+    student: Tensor<3>,
+    teacher: Tensor<3>,
+    labeled: Tensor<2, Bool>,
+    temperature: f32,
+) -> Tensor<1> {
+    let [batch, seq, _] = student.dims();
+    let t = f64::from(temperature);
+    let student_log = log_softmax(student / t, 2);
+    let teacher_log = log_softmax(teacher / t, 2);
+    let divergence = (teacher_log.clone().exp() * (teacher_log - student_log))
+        .sum_dim(2)
+        .reshape([batch, seq])
+        .mask_fill(labeled.clone().bool_not(), 0.0);
+    let pieces = labeled.float().sum();
+    divergence.sum() * (t * t) / pieces.clamp_min(1.0)
+}
+
+/// Which of a teacher's `layers` a student of `keep` layers starts from: evenly spaced, the last
+/// always among them (6 → 3: 1, 3, 5; 6 → 2: 2, 5; 6 → 4: 0, 2, 3, 5).
+pub fn student_layers(layers: usize, keep: usize) -> Vec<usize> {
+    (1..=keep).map(|i| i * layers / keep - 1).collect()
+}
+
+/// A student of `keep` layers cut from `teacher`: its embeddings, the layers
+/// [`student_layers`] picks and its classifier. The config says `keep` layers.
+pub fn student_of(
+    teacher: &BertTagger,
+    config: &BertConfig,
+    keep: usize,
+) -> (BertConfig, BertTagger) {
+    let picked = student_layers(teacher.layers.len(), keep);
+    let mut student = teacher.clone();
+    student.layers = picked.iter().map(|&l| teacher.layers[l].clone()).collect();
+    let mut student_config = config.clone();
+    student_config.num_hidden_layers = keep;
+    (student_config, student)
+}
+
+/// A teacher's part in a step: its logits on the batch (no gradient), and how they weigh.
+struct Teacher {
+    /// The teacher on the device without autodiff.
+    model: BertTagger,
+    temperature: f32,
+    weight: f32,
+}
+
 /// One AdamW (or any optimiser) step on a batch, its loss weighted by `class_weights`
 /// (`[labels]`); returns the updated model and the batch loss.
 pub fn train_step(
@@ -62,14 +117,47 @@ pub fn train_step(
     batch: &Batch,
     class_weights: &Tensor<1>,
 ) -> (BertTagger, f32) {
+    step_with(model, optimizer, learning_rate, batch, class_weights, None)
+}
+
+/// [`train_step`], with a teacher's soft labels mixed in when one is given:
+/// `(1 − w) · hard + w · soft` ([`distillation_loss`]).
+fn step_with(
+    model: BertTagger,
+    optimizer: &mut ModuleOptimizer,
+    learning_rate: f64,
+    batch: &Batch,
+    class_weights: &Tensor<1>,
+    teacher: Option<&Teacher>,
+) -> (BertTagger, f32) {
     crate::kernels::on_pool(|| {
         let logits = model.forward(batch.input_ids.clone(), batch.padding.clone());
-        let loss = masked_cross_entropy(
-            logits,
+        let hard = masked_cross_entropy(
+            logits.clone(),
             batch.targets.clone(),
             batch.labeled.clone(),
             class_weights.clone(),
         );
+        let loss = match teacher {
+            None => hard,
+            Some(teacher) => {
+                let soft_targets = teacher
+                    .model
+                    .forward(
+                        batch.input_ids.clone().inner(),
+                        batch.padding.clone().inner(),
+                    )
+                    .autodiff();
+                let soft = distillation_loss(
+                    logits,
+                    soft_targets,
+                    batch.labeled.clone(),
+                    teacher.temperature,
+                );
+                let w = f64::from(teacher.weight);
+                hard * (1.0 - w) + soft * w
+            }
+        };
         let value = loss.clone().into_scalar::<f32>();
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         (optimizer.step(learning_rate, model, grads), value)
@@ -115,9 +203,53 @@ pub struct TrainConfig {
     /// Save the run's state (weights, optimiser, position) every this many steps, so `--resume`
     /// continues an interrupted run; 0 saves only at epoch ends.
     pub checkpoint_every: usize,
+    /// Distil a student of this many layers: `pretrained` must then be a trained tagger (the
+    /// teacher, same scheme); the student starts from its embeddings, evenly spaced layers
+    /// ([`student_layers`]) and classifier, and learns from the corpus's labels and the
+    /// teacher's soft labels together. `None`: fine-tune every layer of `pretrained`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub student_layers: Option<usize>,
+    /// The share of the teacher's soft labels in a student's loss (the rest: the corpus's).
+    #[serde(skip_serializing_if = "is_default_distill_weight")]
+    pub distill_weight: f32,
+    /// The temperature both distributions are softened by in the soft loss.
+    #[serde(skip_serializing_if = "is_default_distill_temperature")]
+    pub distill_temperature: f32,
 }
 
-impl ConfigFile for TrainConfig {}
+const DEFAULT_DISTILL_WEIGHT: f32 = 0.5;
+const DEFAULT_DISTILL_TEMPERATURE: f32 = 2.0;
+
+// Left out of a saved config at their defaults, so that configs (and the stage hashes of `kanon
+// run`) written before distillation existed read and hash as they did.
+fn is_default_distill_weight(value: &f32) -> bool {
+    *value == DEFAULT_DISTILL_WEIGHT
+}
+
+fn is_default_distill_temperature(value: &f32) -> bool {
+    *value == DEFAULT_DISTILL_TEMPERATURE
+}
+
+impl ConfigFile for TrainConfig {
+    fn check(&self) -> std::result::Result<(), String> {
+        if self.student_layers == Some(0) {
+            return Err("student_layers = 0 (at least 1)".into());
+        }
+        if !(0.0..=1.0).contains(&self.distill_weight) {
+            return Err(format!(
+                "distill_weight = {} (between 0 and 1)",
+                self.distill_weight
+            ));
+        }
+        if !(self.distill_temperature > 0.0) {
+            return Err(format!(
+                "distill_temperature = {} (above 0)",
+                self.distill_temperature
+            ));
+        }
+        Ok(())
+    }
+}
 
 impl Default for TrainConfig {
     fn default() -> Self {
@@ -136,6 +268,9 @@ impl Default for TrainConfig {
             patience: 1,
             select_threshold: None,
             checkpoint_every: 200,
+            student_layers: None,
+            distill_weight: DEFAULT_DISTILL_WEIGHT,
+            distill_temperature: DEFAULT_DISTILL_TEMPERATURE,
         }
     }
 }
@@ -271,6 +406,8 @@ struct TaggerTraining<'a> {
     /// Where the dev evaluation runs: the training device without autodiff.
     device: Device,
     out: &'a Path,
+    /// The teacher of a distilled student.
+    teacher: Option<Teacher>,
 }
 
 impl Task for TaggerTraining<'_> {
@@ -301,7 +438,14 @@ impl Task for TaggerTraining<'_> {
         learning_rate: f64,
         batch: Batch,
     ) -> (BertTagger, f32) {
-        train_step(model, optimizer, learning_rate, &batch, &self.class_weights)
+        step_with(
+            model,
+            optimizer,
+            learning_rate,
+            &batch,
+            &self.class_weights,
+            self.teacher.as_ref(),
+        )
     }
 
     fn start_afresh(
@@ -402,6 +546,33 @@ fn training_examples(
     Ok(train_examples)
 }
 
+/// A student needs a trained tagger of its own scheme as its teacher.
+fn check_teacher(pretrained: &Path, config: &TrainConfig) -> Result<()> {
+    let keep = config.student_layers.unwrap_or_default();
+    let labels_path = pretrained.join(crate::checkpoint::LABELS_FILE);
+    if !labels_path.is_file() {
+        return Err(Error::Config {
+            path: pretrained.to_owned(),
+            message: format!(
+                "student_layers = {keep} distils a trained tagger: `pretrained` must be one (a \
+                 `kanon train` checkpoint with labels.json), not a bare encoder"
+            ),
+        });
+    }
+    let labels = LabelsFile::read(&labels_path)?;
+    if labels.scheme != config.scheme {
+        return Err(Error::Config {
+            path: labels_path,
+            message: format!(
+                "the teacher was trained with the {} scheme and the student would learn {}: \
+                 set `scheme` to the teacher's",
+                labels.scheme, config.scheme
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The shared loop's settings for a tagger run writing to `out`.
 fn loop_settings(config: &TrainConfig, out: &Path) -> Settings<TrainConfig> {
     Settings {
@@ -443,7 +614,33 @@ pub fn run(
 
     let device = options.device.clone().autodiff();
     crate::device::seed(&device, config.seed);
-    let (bert_config, model) = load_pretrained(&pretrained, config.scheme.num_labels(), &device)?;
+    let (bert_config, model, teacher) = match config.student_layers {
+        None => {
+            let (bert_config, model) =
+                load_pretrained(&pretrained, config.scheme.num_labels(), &device)?;
+            (bert_config, model, None)
+        }
+        Some(keep) => {
+            check_teacher(&pretrained, config)?;
+            let (bert_config, model) = crate::weights::load_checkpoint(&pretrained, &device)?;
+            if keep >= bert_config.num_hidden_layers {
+                return Err(Error::Config {
+                    path: pretrained.clone(),
+                    message: format!(
+                        "student_layers = {keep}, but the teacher has {} layers: a student has fewer",
+                        bert_config.num_hidden_layers
+                    ),
+                });
+            }
+            let (student_config, student) = student_of(&model, &bert_config, keep);
+            let teacher = Teacher {
+                model: model.valid(),
+                temperature: config.distill_temperature,
+                weight: config.distill_weight,
+            };
+            (student_config, student, Some(teacher))
+        }
+    };
     let mut class_weights = vec![config.entity_weight; config.scheme.num_labels()];
     class_weights[0] = 1.0;
     let class_weights = Tensor::<1>::from_data(
@@ -461,6 +658,7 @@ pub fn run(
         bert_config,
         device: options.device.clone(),
         out: &job.out,
+        teacher,
     };
     let settings = loop_settings(config, &job.out);
     let finished = fit(training, model, &device, &settings, options, progress)?;
@@ -483,6 +681,65 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_student_starts_from_evenly_spaced_layers_ending_with_the_last() {
+        assert_eq!(student_layers(6, 3), [1, 3, 5]);
+        assert_eq!(student_layers(6, 2), [2, 5]);
+        assert_eq!(student_layers(6, 4), [0, 2, 3, 5]);
+        assert_eq!(student_layers(6, 1), [5]);
+        assert_eq!(student_layers(12, 6), [1, 3, 5, 7, 9, 11]);
+    }
+
+    #[test]
+    fn the_soft_loss_is_zero_for_the_teacher_itself_and_grows_with_disagreement() {
+        let device = Device::flex();
+        let logits =
+            |v: [f32; 6]| Tensor::<3>::from_data(TensorData::new(v.to_vec(), [1, 2, 3]), &device);
+        let labeled =
+            Tensor::<2, Bool>::from_data(TensorData::new(vec![true, false], [1, 2]), &device);
+        let teacher = [2.0, 0.5, -1.0, 9.0, 9.0, 9.0];
+        let same = distillation_loss(logits(teacher), logits(teacher), labeled.clone(), 2.0)
+            .into_scalar::<f32>();
+        assert!(same.abs() < 1e-6, "{same}");
+        // The unlabeled piece (the second) does not count, however far apart.
+        let other_piece = distillation_loss(
+            logits([2.0, 0.5, -1.0, -9.0, 0.0, 9.0]),
+            logits(teacher),
+            labeled.clone(),
+            2.0,
+        )
+        .into_scalar::<f32>();
+        assert!(other_piece.abs() < 1e-6, "{other_piece}");
+        let near = distillation_loss(
+            logits([1.5, 0.5, -1.0, 0.0, 0.0, 0.0]),
+            logits(teacher),
+            labeled.clone(),
+            2.0,
+        )
+        .into_scalar::<f32>();
+        let far = distillation_loss(
+            logits([-1.0, 0.5, 2.0, 0.0, 0.0, 0.0]),
+            logits(teacher),
+            labeled,
+            2.0,
+        )
+        .into_scalar::<f32>();
+        assert!(0.0 < near && near < far, "{near} {far}");
+    }
+
+    #[test]
+    fn configs_written_before_distillation_read_and_write_as_they_did() {
+        let written = serde_json::to_value(TrainConfig::default()).unwrap();
+        for key in ["student_layers", "distill_weight", "distill_temperature"] {
+            assert!(written.get(key).is_none(), "{key} written at its default");
+        }
+        let bad = TrainConfig {
+            distill_weight: 1.5,
+            ..TrainConfig::default()
+        };
+        assert!(bad.check().unwrap_err().contains("distill_weight"));
+    }
 
     #[test]
     fn the_job_round_trips_through_its_file_forms() {

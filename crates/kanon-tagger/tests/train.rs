@@ -422,3 +422,89 @@ fn trains_on_a_gpu_and_resumes_across_devices() {
         }
     }
 }
+
+#[test]
+fn a_distilled_student_keeps_fewer_layers_and_round_trips() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let words: Vec<&str> = std::iter::once(".").chain(WORDS.split(' ')).collect();
+    kanon_tagger::testing::write_tiny_pretrained_layers(
+        &dir.path().join("pretrained"),
+        &words,
+        1,
+        3,
+    )
+    .unwrap();
+    write_corpus(&dir.path().join("corpus"));
+    let corpus = dir.path().join("corpus");
+    let teacher = dir.path().join("teacher");
+    run(
+        &job(&dir.path().join("pretrained"), &corpus, &teacher, &config()),
+        &TrainOptions::default(),
+        &NoProgress,
+    )
+    .unwrap();
+
+    // A bare encoder is no teacher; nor is a student as deep as its teacher.
+    let student_config = |layers| TrainConfig {
+        student_layers: Some(layers),
+        ..config()
+    };
+    let refused = run(
+        &job(
+            &dir.path().join("pretrained"),
+            &corpus,
+            &dir.path().join("s0"),
+            &student_config(1),
+        ),
+        &TrainOptions::default(),
+        &NoProgress,
+    )
+    .unwrap_err();
+    assert!(format!("{refused}").contains("student_layers"), "{refused}");
+    let refused = run(
+        &job(
+            &teacher,
+            &corpus,
+            &dir.path().join("s3"),
+            &student_config(3),
+        ),
+        &TrainOptions::default(),
+        &NoProgress,
+    )
+    .unwrap_err();
+    assert!(format!("{refused}").contains("has 3 layers"), "{refused}");
+
+    let student = dir.path().join("student");
+    let report = run(
+        &job(&teacher, &corpus, &student, &student_config(1)),
+        &TrainOptions::default(),
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(
+        report.steps > 0 && report.last_loss.is_finite(),
+        "{report:?}"
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(student.join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["num_hidden_layers"], 1, "{config}");
+    let saved: TrainConfig =
+        serde_json::from_str(&std::fs::read_to_string(student.join("train_config.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved.student_layers, Some(1));
+
+    // Saved and loaded back, the student predicts as it did before saving (the teacher's
+    // layers are gone from it: one layer's weights).
+    let device = Device::flex();
+    let tagger = Tagger::load(&student, &device).unwrap();
+    assert_eq!(tagger.model.layers.len(), 1);
+    let text = "tomas varga was born in berlin in 1990 .";
+    let first = tagger.predict(text).unwrap();
+    let again = Tagger::load(&student, &device)
+        .unwrap()
+        .predict(text)
+        .unwrap();
+    assert_eq!(first, again);
+}

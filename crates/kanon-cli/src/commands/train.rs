@@ -28,6 +28,12 @@ pub fn run(args: &TrainArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(scheme) = args.scheme {
         config.scheme = scheme;
     }
+    if args.student_layers.is_some() {
+        config.student_layers = args.student_layers;
+    }
+    config
+        .check()
+        .map_err(|problem| anyhow::anyhow!("training config: {problem}"))?;
     let job = TrainJob {
         pretrained: args.pretrained.clone(),
         corpus: args.corpus.clone(),
