@@ -16,7 +16,8 @@ prefix="$(cd "$prefix" && pwd)"
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --release --locked -p kanon-cli
-install -m 0755 "$CARGO_TARGET_DIR/release/kanon" "$prefix/bin/kanon"
+# Stripped: the release profile keeps debug info for profiling, which an image does not need.
+install -m 0755 -s "$CARGO_TARGET_DIR/release/kanon" "$prefix/bin/kanon"
 export KANON_CACHE="$prefix/models"
 "$prefix/bin/kanon" models fetch all-minilm-l6-v2 smollm2-135m-instruct
 
