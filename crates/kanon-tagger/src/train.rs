@@ -241,7 +241,8 @@ impl ConfigFile for TrainConfig {
                 self.distill_weight
             ));
         }
-        if !(self.distill_temperature > 0.0) {
+        // NaN is refused too.
+        if self.distill_temperature.is_nan() || self.distill_temperature <= 0.0 {
             return Err(format!(
                 "distill_temperature = {} (above 0)",
                 self.distill_temperature
