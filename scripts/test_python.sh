@@ -15,6 +15,30 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     "maturin==1.16.0" "pytest==9.2.0"
 
+# The wheel reuses the workspace's compiled crates only while kanon-py's dependencies have the
+# features the workspace turns on (crates/kanon-py/Cargo.toml says why): warn when they drift.
+features() {
+    cargo tree --offline --prefix none -f '{p} {f}' "$@" 2>/dev/null | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u
+}
+drift="$(python3 - <(features -p kanon-py -e normal,build) <(features --workspace -e normal,build,dev) <<'PY'
+import sys
+from collections import defaultdict
+def sets(path):
+    found = defaultdict(set)
+    for line in open(path):
+        parts = line.split()
+        if len(parts) >= 2:
+            found[" ".join(parts[:2])].add(" ".join(p for p in parts[2:] if not p.startswith("(")))
+    return found
+package, workspace = sets(sys.argv[1]), sets(sys.argv[2])
+print("; ".join(f"{name}: {sorted(package[name])} vs {sorted(workspace[name])}"
+                for name in sorted(package) if name in workspace and package[name] != workspace[name]))
+PY
+)"
+if [ -n "$drift" ]; then
+    echo "warning: kanon-py's dependency features differ from the workspace's, so the wheel rebuilds them: $drift" >&2
+fi
+
 wheels="$CARGO_TARGET_DIR/wheels"
 rm -rf "$wheels"
 # `linux` rather than a manylinux tag: the wheel is for this machine (llama.cpp links the
