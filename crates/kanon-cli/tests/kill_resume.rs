@@ -13,12 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use burn::tensor::Device;
-use kanon_tagger::checkpoint::LabelsFile;
-use kanon_tagger::data::TaggerTokenizer;
+use kanon_tagger::LabelScheme;
 use kanon_tagger::dataset::Windowing;
-use kanon_tagger::weights::load_pretrained;
-use kanon_tagger::{LabelScheme, Tagger};
 
 fn kanon(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kanon"));
@@ -106,25 +102,18 @@ fn tiny_tagger(dir: &Path, words: &[&str]) -> PathBuf {
     let mut vocabulary = vec![".", ","];
     vocabulary.extend_from_slice(words);
     kanon_tagger::testing::write_tiny_pretrained(&pretrained, &vocabulary, 5).unwrap();
-    let device = Device::flex();
-    let scheme = LabelScheme::Mask;
-    let (config, model) = load_pretrained(&pretrained, scheme.names().len(), &device).unwrap();
-    let tokenizer_json = pretrained.join("tokenizer.json");
-    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json).unwrap();
     let windowing = Windowing {
         max_len: 24,
         overlap: 4,
     };
     let out = dir.join("tagger");
-    std::fs::create_dir_all(&out).unwrap();
-    Tagger::new(
-        model,
-        config,
-        tokenizer,
-        LabelsFile::new(scheme, windowing),
-        &device,
+    kanon_tagger::testing::write_fresh_head_checkpoint(
+        &pretrained,
+        &out,
+        LabelScheme::Mask,
+        windowing,
+        5,
     )
-    .save(&out, &tokenizer_json)
     .unwrap();
     out
 }

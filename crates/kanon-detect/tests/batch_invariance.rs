@@ -12,30 +12,8 @@ use kanon_core::NoProgress;
 use kanon_core::shard::{Shard, ShardSet, merge_jsonl};
 use kanon_core::testing::{Requirement, skip};
 use kanon_detect::job::{Method, MethodJob, run};
-use kanon_tagger::checkpoint::LabelsFile;
-use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::Windowing;
-use kanon_tagger::weights::load_pretrained;
-use kanon_tagger::{DetectConfig, LabelScheme, Tagger};
-
-/// Writes a tagger checkpoint into `out`: MiniLM's encoder from `pretrained`, a fresh typed head.
-fn write_checkpoint(pretrained: &Path, out: &Path) {
-    let device = Device::flex();
-    device.seed(7);
-    let scheme = LabelScheme::Typed;
-    let (config, model) = load_pretrained(pretrained, scheme.names().len(), &device).unwrap();
-    let tokenizer_json = pretrained.join("tokenizer.json");
-    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json).unwrap();
-    let windowing = Windowing {
-        max_len: 128,
-        overlap: 32,
-    };
-    let labels = LabelsFile::new(scheme, windowing);
-    std::fs::create_dir_all(out).unwrap();
-    Tagger::new(model, config, tokenizer, labels, &device)
-        .save(out, &tokenizer_json)
-        .unwrap();
-}
+use kanon_tagger::{DetectConfig, LabelScheme};
 
 /// Documents JSONL lines of many window lengths: bundled biographies, some joined into
 /// documents of several windows, and a short one.
@@ -103,7 +81,18 @@ fn the_spans_file_does_not_depend_on_budget_threads_order_or_shards() {
     };
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("model");
-    write_checkpoint(&pretrained, &model);
+    let windowing = Windowing {
+        max_len: 128,
+        overlap: 32,
+    };
+    kanon_tagger::testing::write_fresh_head_checkpoint(
+        &pretrained,
+        &model,
+        LabelScheme::Typed,
+        windowing,
+        7,
+    )
+    .unwrap();
     let lines = documents();
     let docs = dir.path().join("docs.jsonl");
     std::fs::write(&docs, lines.join("\n") + "\n").unwrap();

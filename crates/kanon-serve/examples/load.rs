@@ -18,13 +18,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use burn::tensor::Device;
 use kanon_serve::{LogLevel, Server, Service, ServiceConfig};
-use kanon_tagger::checkpoint::LabelsFile;
-use kanon_tagger::data::TaggerTokenizer;
+use kanon_tagger::LabelScheme;
 use kanon_tagger::dataset::Windowing;
-use kanon_tagger::weights::load_pretrained;
-use kanon_tagger::{LabelScheme, Tagger};
 
 struct Args {
     model: Option<PathBuf>,
@@ -69,23 +65,18 @@ fn minilm_fresh_head(out: &Path) -> PathBuf {
         .expect(
             "all-minilm-l6-v2 is not cached: kanon models fetch all-minilm-l6-v2, or --model DIR",
         );
-    let device = Device::flex();
-    device.seed(7);
-    let scheme = LabelScheme::Typed;
-    let (config, model) = load_pretrained(&pretrained, scheme.names().len(), &device).unwrap();
-    let tokenizer_json = pretrained.join("tokenizer.json");
-    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json).unwrap();
-    let labels = LabelsFile::new(
-        scheme,
-        Windowing {
-            max_len: 128,
-            overlap: 32,
-        },
-    );
-    std::fs::create_dir_all(out).unwrap();
-    Tagger::new(model, config, tokenizer, labels, &device)
-        .save(out, &tokenizer_json)
-        .unwrap();
+    let windowing = Windowing {
+        max_len: 128,
+        overlap: 32,
+    };
+    kanon_tagger::testing::write_fresh_head_checkpoint(
+        &pretrained,
+        out,
+        LabelScheme::Typed,
+        windowing,
+        7,
+    )
+    .unwrap();
     out.to_owned()
 }
 

@@ -13,11 +13,8 @@ use kanon_detect::Detector;
 use kanon_detect::job::{Method, MethodJob};
 use kanon_sanitize::{SanitizeJob, SanitizeSettings, SpanSource, Strategy};
 use kanon_serve::{LogLevel, ServeSettings, Server, Service, ServiceConfig};
-use kanon_tagger::checkpoint::LabelsFile;
-use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::Windowing;
-use kanon_tagger::weights::load_pretrained;
-use kanon_tagger::{DetectConfig, LabelScheme, Tagger};
+use kanon_tagger::{DetectConfig, LabelScheme};
 use serde_json::{Value, json};
 
 /// Texts with non-ASCII letters before their spans, so that a byte offset would differ from
@@ -31,23 +28,18 @@ const TEXTS: [&str; 4] = [
 
 /// A tagger checkpoint in `out`: the encoder of `pretrained`, a fresh typed head.
 fn write_checkpoint(pretrained: &Path, out: &Path, max_len: usize) {
-    let device = Device::flex();
-    device.seed(7);
-    let scheme = LabelScheme::Typed;
-    let (config, model) = load_pretrained(pretrained, scheme.names().len(), &device).unwrap();
-    let tokenizer_json = pretrained.join("tokenizer.json");
-    let tokenizer = TaggerTokenizer::from_file(&tokenizer_json).unwrap();
-    let labels = LabelsFile::new(
-        scheme,
-        Windowing {
-            max_len,
-            overlap: max_len / 4,
-        },
-    );
-    std::fs::create_dir_all(out).unwrap();
-    Tagger::new(model, config, tokenizer, labels, &device)
-        .save(out, &tokenizer_json)
-        .unwrap();
+    let windowing = Windowing {
+        max_len,
+        overlap: max_len / 4,
+    };
+    kanon_tagger::testing::write_fresh_head_checkpoint(
+        pretrained,
+        out,
+        LabelScheme::Typed,
+        windowing,
+        7,
+    )
+    .unwrap();
 }
 
 /// A tiny random tagger whose vocabulary holds the words of [`TEXTS`].

@@ -129,3 +129,26 @@ fn hf_name(burn: &str) -> Option<String> {
     };
     Some(norm(&format!("encoder.layer.{layer}.{mapped}")))
 }
+
+/// A tagger checkpoint in `out`: the encoder of the pretrained BERT in `pretrained` (a Hugging
+/// Face checkpoint directory) with a fresh `scheme` head drawn from `seed`, reading windows of
+/// `windowing` — a trained tagger's computation, without training it.
+pub fn write_fresh_head_checkpoint(
+    pretrained: &Path,
+    out: &Path,
+    scheme: crate::LabelScheme,
+    windowing: crate::dataset::Windowing,
+    seed: u64,
+) -> crate::error::Result<()> {
+    use kanon_core::PathContext;
+    let device = Device::flex();
+    device.seed(seed);
+    let (config, model) =
+        crate::weights::load_pretrained(pretrained, scheme.names().len(), &device)?;
+    let tokenizer_json = pretrained.join("tokenizer.json");
+    let tokenizer = crate::data::TaggerTokenizer::from_file(&tokenizer_json)?;
+    let labels = crate::checkpoint::LabelsFile::new(scheme, windowing);
+    std::fs::create_dir_all(out).with_path(out)?;
+    crate::inference::Tagger::new(model, config, tokenizer, labels, &device)
+        .save(out, &tokenizer_json)
+}
