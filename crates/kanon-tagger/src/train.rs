@@ -547,9 +547,14 @@ fn training_examples(
     Ok(train_examples)
 }
 
-/// A student needs a trained tagger of its own scheme as its teacher.
-fn check_teacher(pretrained: &Path, config: &TrainConfig) -> Result<()> {
-    let keep = config.student_layers.unwrap_or_default();
+/// A student of `keep` layers and its teacher, from the trained tagger in `pretrained`, which
+/// must have the config's scheme and more layers than `keep`.
+fn student_and_teacher(
+    pretrained: &Path,
+    config: &TrainConfig,
+    keep: usize,
+    device: &Device,
+) -> Result<(BertConfig, BertTagger, Teacher)> {
     let labels_path = pretrained.join(crate::checkpoint::LABELS_FILE);
     if !labels_path.is_file() {
         return Err(Error::Config {
@@ -571,7 +576,23 @@ fn check_teacher(pretrained: &Path, config: &TrainConfig) -> Result<()> {
             ),
         });
     }
-    Ok(())
+    let (teacher_config, teacher) = crate::weights::load_checkpoint(pretrained, device)?;
+    if keep >= teacher_config.num_hidden_layers {
+        return Err(Error::Config {
+            path: pretrained.to_owned(),
+            message: format!(
+                "student_layers = {keep}, but the teacher has {} layers: a student has fewer",
+                teacher_config.num_hidden_layers
+            ),
+        });
+    }
+    let (student_config, student) = student_of(&teacher, &teacher_config, keep);
+    let teacher = Teacher {
+        model: teacher.valid(),
+        temperature: config.distill_temperature,
+        weight: config.distill_weight,
+    };
+    Ok((student_config, student, teacher))
 }
 
 /// The shared loop's settings for a tagger run writing to `out`.
@@ -622,23 +643,8 @@ pub fn run(
             (bert_config, model, None)
         }
         Some(keep) => {
-            check_teacher(&pretrained, config)?;
-            let (bert_config, model) = crate::weights::load_checkpoint(&pretrained, &device)?;
-            if keep >= bert_config.num_hidden_layers {
-                return Err(Error::Config {
-                    path: pretrained.clone(),
-                    message: format!(
-                        "student_layers = {keep}, but the teacher has {} layers: a student has fewer",
-                        bert_config.num_hidden_layers
-                    ),
-                });
-            }
-            let (student_config, student) = student_of(&model, &bert_config, keep);
-            let teacher = Teacher {
-                model: model.valid(),
-                temperature: config.distill_temperature,
-                weight: config.distill_weight,
-            };
+            let (student_config, student, teacher) =
+                student_and_teacher(&pretrained, config, keep, &device)?;
             (student_config, student, Some(teacher))
         }
     };
