@@ -62,6 +62,12 @@ impl SpanRecord {
     pub fn span(&self) -> Span {
         Span::new(self.start, self.end.max(self.start))
     }
+
+    /// Whether it is a non-empty span of a text of `chars` characters (`start < end <= chars`),
+    /// as every reader of spans from outside checks before sanitizing at them.
+    pub fn fits(&self, chars: usize) -> bool {
+        self.start < self.end && self.end <= chars
+    }
 }
 
 /// The spans of one document: a line of a spans file.

@@ -150,11 +150,7 @@ impl Sanitizer {
         }
         for (i, (text, spans)) in texts.iter().zip(&spans).enumerate() {
             let length = text.chars().count();
-            if let Some((j, span)) = spans
-                .iter()
-                .enumerate()
-                .find(|(_, s)| s.start >= s.end || s.end > length)
-            {
+            if let Some((j, span)) = spans.iter().enumerate().find(|(_, s)| !s.fits(length)) {
                 return Err(PyValueError::new_err(format!(
                     "text {i}, span {j}: start = {}, end = {} is not a span of its {length}-character text",
                     span.start, span.end

@@ -391,7 +391,7 @@ pub fn check_documents(docs: &[DocumentIn], max: usize) -> std::result::Result<(
         if let Some(spans) = &doc.spans {
             let chars = doc.text.chars().count();
             for (j, span) in spans.iter().enumerate() {
-                if span.start >= span.end || span.end > chars {
+                if !span.fits(chars) {
                     return Err(Refusal::BadRequest(format!(
                         "documents[{i}].spans[{j}]: start {} and end {} are not a span of the {chars}-character text",
                         span.start, span.end
