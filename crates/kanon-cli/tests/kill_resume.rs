@@ -314,32 +314,8 @@ background_from_kg = true
 /// evaluation's table.
 fn kept_outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = vec!["detect/spans.jsonl".to_owned(), "eval/report.md".to_owned()];
-    let mut sanitized: Vec<String> = std::fs::read_dir(run.join("sanitize"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".jsonl"))
-        .map(|name| format!("sanitize/{name}"))
-        .collect();
-    sanitized.sort();
-    assert!(
-        !sanitized.is_empty(),
-        "no sanitized output in {}",
-        run.display()
-    );
-    files.extend(sanitized);
-    let mut certified: Vec<String> = std::fs::read_dir(run.join("certify"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".jsonl"))
-        .map(|name| format!("certify/{name}"))
-        .collect();
-    certified.sort();
-    assert!(
-        !certified.is_empty(),
-        "no certified output in {}",
-        run.display()
-    );
-    files.extend(certified);
+    files.extend(jsonl_files(run, "sanitize"));
+    files.extend(jsonl_files(run, "certify"));
     files
         .into_iter()
         .map(|file| {
@@ -348,6 +324,31 @@ fn kept_outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
             (file, bytes)
         })
         .collect()
+}
+
+/// The finished JSONL outputs of a stage of the run, `stage/NAME.jsonl`, in name order; there
+/// must be some.
+fn jsonl_files(run: &Path, stage: &str) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(run.join(stage))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".jsonl"))
+        .map(|name| format!("{stage}/{name}"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no {stage} output in {}", run.display());
+    files
+}
+
+/// Whether a stage writing to `stage_dir` has logged a finished document in its partial output
+/// (`NAME.jsonl.partial`).
+fn logged_a_document(stage_dir: &Path) -> bool {
+    std::fs::read_dir(stage_dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            e.file_name().to_string_lossy().ends_with(".jsonl.partial")
+                && complete_lines(&e.path()) > 0
+        })
+    })
 }
 
 /// Whether a file named `name` is somewhere under `dir`.
@@ -412,12 +413,7 @@ fn run_killed_in_training_sanitization_or_the_gate_resumes_to_the_bytes_of_an_un
     // Killed once sanitization has finished a document, before the last.
     let sanitize = dir.join("in-sanitization/sanitize");
     kill_when(dir, &run("in-sanitization"), "a sanitized document", || {
-        std::fs::read_dir(&sanitize).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                e.file_name().to_string_lossy().ends_with(".jsonl.partial")
-                    && complete_lines(&e.path()) > 0
-            })
-        })
+        logged_a_document(&sanitize)
     });
     assert_eq!(
         resumed_plan_action(dir, "in-sanitization", "sanitize"),
@@ -431,12 +427,7 @@ fn run_killed_in_training_sanitization_or_the_gate_resumes_to_the_bytes_of_an_un
     // Killed once the gate has certified a document, before the last.
     let certify = dir.join("in-certify/certify");
     kill_when(dir, &run("in-certify"), "a certified document", || {
-        std::fs::read_dir(&certify).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                e.file_name().to_string_lossy().ends_with(".jsonl.partial")
-                    && complete_lines(&e.path()) > 0
-            })
-        })
+        logged_a_document(&certify)
     });
     assert_eq!(resumed_plan_action(dir, "in-certify", "certify"), "resume");
     assert!(
