@@ -134,8 +134,11 @@ pub struct Certificate {
     pub kg: Option<KgCertificate>,
     /// Each re-identification attacker's, by name, and `ensemble` (any of them) when several.
     pub attackers: BTreeMap<String, AttackerOutcome>,
-    /// What was done, in order.
+    /// What was done, in order (the masks pruning undid are not listed).
     pub escalations: Vec<Escalation>,
+    /// Masks the gate made and then undid, every attacker failing without them.
+    #[serde(default)]
+    pub pruned: usize,
     /// Words changed before and after.
     pub words_changed: WordsChanged,
 }

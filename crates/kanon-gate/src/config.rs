@@ -73,6 +73,10 @@ pub struct GateConfig {
     pub rank_depth: usize,
     /// Documents attacked together (one batch per attacker per round).
     pub batch: usize,
+    /// Once a document passes, undo each of the gate's masks in the order made while every
+    /// attacker still fails without it: greedy masking picks a word for the text as it was, and
+    /// words masked later may make it unneeded.
+    pub prune: bool,
 }
 
 impl Default for GateConfig {
@@ -91,6 +95,7 @@ impl Default for GateConfig {
             neural_candidates: 48,
             rank_depth: 100,
             batch: 16,
+            prune: true,
         }
     }
 }
@@ -206,6 +211,7 @@ impl GateConfigBuilder {
         neural_candidates: usize,
         rank_depth: usize,
         batch: usize,
+        prune: bool,
     );
 
     /// The config, validated.

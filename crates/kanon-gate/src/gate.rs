@@ -116,6 +116,8 @@ struct State {
     words_before: f64,
     outcome: Option<(Status, Option<CapReason>, Observation)>,
     rounds: usize,
+    /// Masks undone by pruning.
+    pruned: usize,
 }
 
 impl<'a> Gate<'a> {
@@ -169,6 +171,7 @@ impl<'a> Gate<'a> {
                 words_before,
                 outcome: None,
                 rounds: 0,
+                pruned: 0,
             });
         }
         for round in 0..=self.config.max_rounds {
@@ -202,11 +205,83 @@ impl<'a> Gate<'a> {
                 }
             }
         }
+        if self.config.prune {
+            self.prune(docs, &mut states)?;
+        }
         Ok(docs
             .iter()
             .zip(states)
             .map(|(doc, state)| self.finish(doc, state))
             .collect())
+    }
+
+    /// Backward elimination over the masks of the documents that passed: each mask, in the
+    /// order made, is undone where every attacker still fails on the re-rendered output (one
+    /// trial per document per step, attacked in one batch). Rungs stay: they cost no words.
+    fn prune(&self, docs: &[GateInput<'_>], states: &mut [State]) -> Result<()> {
+        let released = |state: &State| matches!(state.outcome, Some((Status::Escalated, None, _)));
+        // Per document, the escalations still to try, in the order made.
+        let mut queues: Vec<std::collections::VecDeque<usize>> = states
+            .iter()
+            .map(|state| {
+                if !released(state) {
+                    return Default::default();
+                }
+                (0..state.escalations.len())
+                    .filter(|&e| matches!(state.escalations[e], Pending::Mask { .. }))
+                    .collect()
+            })
+            .collect();
+        let mut undone: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); states.len()];
+        loop {
+            let mut trials: Vec<(usize, usize, Constraints, Sanitized)> = Vec::new();
+            for (i, queue) in queues.iter_mut().enumerate() {
+                let Some(e) = queue.pop_front() else {
+                    continue;
+                };
+                let Pending::Mask { spans, .. } = &states[i].escalations[e] else {
+                    continue;
+                };
+                let mut constraints = states[i].constraints.clone();
+                constraints.masked.retain(|span| !spans.contains(span));
+                let sanitized = self.render(&docs[i], &constraints)?;
+                trials.push((i, e, constraints, sanitized));
+            }
+            if trials.is_empty() {
+                break;
+            }
+            let outputs: Vec<(usize, &Sanitized)> = trials
+                .iter()
+                .map(|(i, _, _, sanitized)| (*i, sanitized))
+                .collect();
+            let observations = self.observe_outputs(docs, &outputs)?;
+            for ((i, e, constraints, sanitized), observation) in
+                trials.into_iter().zip(observations)
+            {
+                if observation.kg_fails() || observation.reid_fails() {
+                    continue;
+                }
+                let state = &mut states[i];
+                state.constraints = constraints;
+                state.sanitized = sanitized;
+                state.outcome = Some((Status::Escalated, None, observation));
+                undone[i].insert(e);
+            }
+        }
+        for (state, undone) in states.iter_mut().zip(undone) {
+            if undone.is_empty() {
+                continue;
+            }
+            state.pruned = undone.len();
+            let escalations = std::mem::take(&mut state.escalations);
+            state.escalations = escalations
+                .into_iter()
+                .enumerate()
+                .filter(|(e, _)| !undone.contains(e))
+                .map(|(_, pending)| pending)
+                .collect();
+        }
+        Ok(())
     }
 
     fn render(&self, doc: &GateInput<'_>, constraints: &Constraints) -> Result<Sanitized> {
@@ -222,20 +297,31 @@ impl<'a> Gate<'a> {
         states: &[State],
         active: &[usize],
     ) -> Result<Vec<Observation>> {
-        let texts: Vec<&str> = active
+        let outputs: Vec<(usize, &Sanitized)> =
+            active.iter().map(|&i| (i, &states[i].sanitized)).collect();
+        self.observe_outputs(docs, &outputs)
+    }
+
+    /// Every attacker on the outputs, each of document `i`, one batch per attacker.
+    fn observe_outputs(
+        &self,
+        docs: &[GateInput<'_>],
+        outputs: &[(usize, &Sanitized)],
+    ) -> Result<Vec<Observation>> {
+        let texts: Vec<&str> = outputs
             .iter()
-            .map(|&i| states[i].sanitized.document.text.as_str())
+            .map(|(_, sanitized)| sanitized.document.text.as_str())
             .collect();
         let mut per_attacker = Vec::with_capacity(self.attackers.len());
         for attacker in &self.attackers {
             per_attacker.push(attacker.scores(&texts)?);
         }
-        let mut observations = Vec::with_capacity(active.len());
-        for (slot, &i) in active.iter().enumerate() {
+        let mut observations = Vec::with_capacity(outputs.len());
+        for (slot, &(i, sanitized)) in outputs.iter().enumerate() {
             let kg = self
                 .kg
                 .as_ref()
-                .map(|kg| kg.check_output(docs[i].id, &states[i].sanitized));
+                .map(|kg| kg.check_output(docs[i].id, sanitized));
             let reid = self
                 .attackers
                 .iter()
@@ -694,6 +780,7 @@ impl<'a> Gate<'a> {
                 kg,
                 attackers,
                 escalations,
+                pruned: state.pruned,
                 words_changed: WordsChanged {
                     before: state.words_before,
                     after: words_after,

@@ -45,6 +45,9 @@ pub struct GateSummary {
     pub words_changed_after: f64,
     /// Escalation rounds, over all documents.
     pub rounds: usize,
+    /// Masks undone by pruning, over all documents.
+    #[serde(default)]
+    pub pruned: usize,
     /// The whole run.
     pub seconds: f64,
     /// Documents certified per second by this run (sanitizer renders included).
@@ -74,6 +77,7 @@ impl GateSummary {
                 summary.kg_objecting_after += usize::from(kg.objections_after > 0);
             }
             summary.rounds += certificate.rounds;
+            summary.pruned += certificate.pruned;
             let n = words.get(certificate.id.as_str()).copied().unwrap_or(0) as f64;
             total += n;
             before += n * certificate.words_changed.before;
@@ -138,6 +142,12 @@ impl GateSummary {
             self.rounds,
             self.documents_per_second
         );
+        if self.pruned > 0 {
+            out += &format!(
+                "{} of the gate's masks undone once the attackers failed without them.\n",
+                self.pruned
+            );
+        }
         if self.resumed_documents > 0 {
             out += &format!(
                 "{} documents finished by an earlier run.\n",

@@ -392,3 +392,78 @@ proptest! {
         prop_assert_eq!(gated.certificate.kg.as_ref().unwrap().objections_after, 0);
     }
 }
+
+/// Greedy masking takes `linz`, then `chemist`, then `debrecen` (each the word BM25 leaned on
+/// most for the person over the runner-up of the moment); with the other two gone, `debrecen`
+/// alone names no one first, so pruning undoes it.
+#[test]
+fn masks_made_unneeded_by_later_ones_are_undone() {
+    let background = kanon_core::background::Background::new(vec![
+        (
+            "lilian".into(),
+            Some("Someone is linz debrecen chemist chemist.".into()),
+        ),
+        (
+            "tomas".into(),
+            Some("Someone is austrian violin chemist.".into()),
+        ),
+        (
+            "anna".into(),
+            Some("Someone is austrian violin debrecen reaction.".into()),
+        ),
+        ("eva".into(), Some("Someone is austrian reaction.".into())),
+    ]);
+    let bm25 = Bm25Attacker::new(&background).unwrap();
+    let text = "Lilian Albano is linz painter chemist debrecen painter.";
+    let mentions = [Mention::new(0, 13, EntityType::Person)];
+    let sanitizer = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::Label)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let run = |prune: bool| {
+        let config = GateConfig::builder()
+            .attackers(vec![AttackerKind::Bm25])
+            .max_words_changed(0.9)
+            .prune(prune)
+            .build()
+            .unwrap();
+        let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
+        let gate = Gate::new(config, &sanitizer, None, attackers, Some(&bm25)).unwrap();
+        gate.certify(&[GateInput {
+            id: "d1",
+            text,
+            mentions: &mentions,
+            person: Some(0),
+        }])
+        .unwrap()
+        .remove(0)
+    };
+    let greedy = run(false);
+    let pruned = run(true);
+    assert_eq!(
+        greedy.document.text,
+        "PERSON is *** painter *** *** painter."
+    );
+    assert_eq!(
+        pruned.document.text,
+        "PERSON is *** painter *** debrecen painter."
+    );
+    let masks = |gated: &kanon_gate::Gated| {
+        gated
+            .certificate
+            .escalations
+            .iter()
+            .filter(|e| matches!(e, Escalation::Mask { .. }))
+            .count()
+    };
+    assert_eq!((masks(&greedy), greedy.certificate.pruned), (3, 0));
+    assert_eq!((masks(&pruned), pruned.certificate.pruned), (2, 1));
+    for gated in [&greedy, &pruned] {
+        assert_eq!(gated.certificate.status, Status::Escalated);
+        assert!(!gated.certificate.attackers["bm25"].succeeded_after);
+    }
+    assert!(pruned.certificate.words_changed.after < greedy.certificate.words_changed.after);
+}
