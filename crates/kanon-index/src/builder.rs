@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use kanon_core::{EntityType, Progress};
-use kanon_kg::{KnowledgeGraph, TermGenerator, Vocabulary, Whitelist};
+use kanon_kg::{KnowledgeGraph, PropertySet, TermGenerator, Vocabulary, Whitelist};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use rustc_hash::{FxHashMap, FxHasher};
@@ -18,8 +18,8 @@ use tantivy::termdict::TermDictionaryBuilder;
 use crate::error::{Error, Result};
 use crate::gazetteer::Gazetteer;
 use crate::meta::{
-    GAZETTEER_FILE, INDEX_FORMAT_VERSION, IndexMeta, PEOPLE_FILE, POSTINGS_FILE, TERMS_FILE,
-    TYPES_FILE,
+    GAZETTEER_FILE, INDEX_FORMAT_VERSION, IndexMeta, PEOPLE_FILE, POSTINGS_FILE, PROPERTIES_FILE,
+    TERMS_FILE, TYPES_FILE,
 };
 
 /// Magic bytes at the start of `postings.bin`.
@@ -33,6 +33,7 @@ const CHUNK: usize = 2048;
 struct TermAccumulator {
     people: Vec<u32>,
     type_counts: [u32; 8],
+    properties: PropertySet,
 }
 
 /// Builds an index. The default whitelist is the English one of `kg/whitelist.txt`.
@@ -100,14 +101,20 @@ impl IndexBuilder {
             .par_chunks(CHUNK)
             .enumerate()
             .for_each(|(chunk_index, chunk)| {
-                let mut by_shard: Vec<Vec<(String, EntityType, u32)>> = vec![Vec::new(); SHARDS];
+                let mut by_shard: Vec<Vec<(String, EntityType, PropertySet, u32)>> =
+                    vec![Vec::new(); SHARDS];
                 for (offset, person) in chunk.iter().enumerate() {
                     let person_id = (chunk_index * CHUNK + offset) as u32;
                     for term in generator.terms(person) {
                         let mut hasher = FxHasher::default();
                         term.term.hash(&mut hasher);
                         let shard = (hasher.finish() as usize) % SHARDS;
-                        by_shard[shard].push((term.term, term.entity_type, person_id));
+                        by_shard[shard].push((
+                            term.term,
+                            term.entity_type,
+                            term.properties,
+                            person_id,
+                        ));
                     }
                 }
                 for (shard, entries) in by_shard.into_iter().enumerate() {
@@ -117,10 +124,11 @@ impl IndexBuilder {
                     let mut map = shards[shard]
                         .lock()
                         .expect("no thread panics while holding a shard");
-                    for (term, entity_type, person_id) in entries {
+                    for (term, entity_type, properties, person_id) in entries {
                         let acc = map.entry(term.into_boxed_str()).or_default();
                         acc.people.push(person_id);
                         acc.type_counts[usize::from(entity_type.to_u8())] += 1;
+                        acc.properties = acc.properties.union(properties);
                     }
                 }
                 progress.advance(chunk.len() as u64);
@@ -143,6 +151,7 @@ impl IndexBuilder {
             let postings = write_postings(dir, &terms, progress)?;
             write_term_dictionary(dir, &terms, &postings)?;
             write_types(dir, &terms)?;
+            write_properties(dir, &terms)?;
             write_people(dir, kg)?;
             progress.stage("gazetteer", 0);
             let gazetteer =
@@ -237,6 +246,17 @@ fn write_term_dictionary(
             builder.insert(term.as_bytes(), &info)?;
         }
         builder.finish()?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `properties.bin`: per term, the little-endian `u32` of its [`PropertySet`].
+fn write_properties(dir: &Path, terms: &[(Box<str>, TermAccumulator)]) -> Result<()> {
+    kanon_core::io::atomic_write(&dir.join(PROPERTIES_FILE), |w| {
+        for (_, acc) in terms {
+            w.write_all(&acc.properties.0.to_le_bytes())?;
+        }
         Ok(())
     })?;
     Ok(())

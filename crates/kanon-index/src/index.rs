@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use kanon_core::EntityType;
 use kanon_core::PathContext;
 use kanon_core::text::normalize_term;
+use kanon_kg::PropertySet;
 use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
 use tantivy::directory::FileSlice;
@@ -15,7 +16,9 @@ use tantivy_fst::Automaton;
 use crate::builder::{POSTINGS_MAGIC, PersonRow};
 use crate::error::{Error, Result};
 use crate::gazetteer::{Gazetteer, TermMatch};
-use crate::meta::{GAZETTEER_FILE, IndexMeta, PEOPLE_FILE, POSTINGS_FILE, TERMS_FILE, TYPES_FILE};
+use crate::meta::{
+    GAZETTEER_FILE, IndexMeta, PEOPLE_FILE, POSTINGS_FILE, PROPERTIES_FILE, TERMS_FILE, TYPES_FILE,
+};
 use crate::postings::{PostingList, PostingStore};
 
 /// A person of the index: the dense id used in postings maps to the KG id and name.
@@ -50,6 +53,8 @@ pub struct Index {
     terms: TermDictionary,
     postings: PostingStore,
     types: Vec<u8>,
+    /// Empty when the index predates `properties.bin`.
+    properties: Vec<u32>,
     people: Vec<IndexedPerson>,
     person_ids: FxHashMap<String, u32>,
     gazetteer: Gazetteer,
@@ -95,6 +100,7 @@ impl Index {
             )
             .into());
         }
+        let properties = read_properties(&dir.join(PROPERTIES_FILE), meta.terms)?;
         let people_path = dir.join(PEOPLE_FILE);
         let mut people = Vec::with_capacity(meta.people as usize);
         for row in kanon_core::io::read_jsonl::<PersonRow>(&people_path)? {
@@ -130,6 +136,7 @@ impl Index {
             terms,
             postings,
             types,
+            properties,
             people,
             person_ids,
             gazetteer,
@@ -195,6 +202,12 @@ impl Index {
         self.types
             .get(term as usize)
             .and_then(|&t| EntityType::from_u8(t))
+    }
+
+    /// The properties a term id is the value of, across its people; empty past the last term
+    /// and in an index built before they were recorded.
+    pub fn term_properties(&self, term: u32) -> PropertySet {
+        PropertySet(self.properties.get(term as usize).copied().unwrap_or(0))
     }
 
     /// The people of a term id; `None` past the last term.
@@ -372,4 +385,23 @@ fn read_postings(path: &Path, expected_terms: u64, people: u64) -> Result<Postin
         }
     }
     Ok(store)
+}
+
+/// `properties.bin`, when there: one little-endian `u32` per term.
+fn read_properties(path: &Path, terms: u64) -> Result<Vec<u32>> {
+    let bytes = match std::fs::read(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        read => read.with_path(path)?,
+    };
+    if bytes.len() as u64 != 4 * terms {
+        return Err(kanon_core::Error::format(
+            path,
+            format!("{} bytes, not 4 for each of {terms} terms", bytes.len()),
+        )
+        .into());
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
 }

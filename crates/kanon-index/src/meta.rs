@@ -18,6 +18,10 @@ pub const TERMS_FILE: &str = "terms.fst";
 pub const POSTINGS_FILE: &str = "postings.bin";
 /// Each term's [`kanon_core::EntityType`] code, one byte per term id.
 pub const TYPES_FILE: &str = "types.bin";
+/// Each term's [`kanon_kg::PropertySet`], a little-endian `u32` per term id: the properties it
+/// is the value of. Optional: an index built before it was written has none (its terms' kinds
+/// unknown), and reads as before.
+pub const PROPERTIES_FILE: &str = "properties.bin";
 /// The people (KG id and name), one JSON line per dense person id.
 pub const PEOPLE_FILE: &str = "people.jsonl";
 /// The serialised [`crate::Gazetteer`].

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use kanon_core::NoProgress;
 use kanon_index::{INDEX_FORMAT_VERSION, Index, IndexBuilder};
 use kanon_kg::synth::{SynthConfig, synthesize};
-use kanon_kg::{TermGenerator, Vocabulary, Whitelist};
+use kanon_kg::{PropertySet, TermGenerator, Vocabulary, Whitelist};
 
 #[test]
 fn postings_read_back_equal_a_brute_force_inverted_index() {
@@ -25,8 +25,11 @@ fn postings_read_back_equal_a_brute_force_inverted_index() {
     let whitelist = Whitelist::english();
     let generator = TermGenerator::new(Vocabulary::embedded(), &whitelist);
     let mut expected: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    let mut properties: BTreeMap<String, PropertySet> = BTreeMap::new();
     for (i, person) in kg.people.iter().enumerate() {
         for term in generator.terms(person) {
+            let united = properties.entry(term.term.clone()).or_default();
+            *united = united.union(term.properties);
             expected.entry(term.term).or_default().insert(i as u32);
         }
     }
@@ -40,6 +43,12 @@ fn postings_read_back_equal_a_brute_force_inverted_index() {
         );
         let list = index.posting_list(term_id as u32).unwrap();
         assert_eq!(list.iter().collect::<BTreeSet<u32>>(), *people, "{term}");
+        assert_eq!(
+            index.term_properties(term_id as u32),
+            properties[term],
+            "{term}"
+        );
+        assert!(!properties[term].is_empty(), "{term}");
     }
     for (i, person) in kg.people.iter().enumerate() {
         assert_eq!(index.person_id(&person.id), Some(i as u32));
@@ -129,7 +138,12 @@ fn corrupt_files_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index");
     IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
-    for file in ["postings.bin", "gazetteer.bin", "types.bin"] {
+    for file in [
+        "postings.bin",
+        "gazetteer.bin",
+        "types.bin",
+        "properties.bin",
+    ] {
         let copy = dir.path().join(format!("copy-{file}"));
         copy_dir(&path, &copy);
         let bytes = std::fs::read(copy.join(file)).unwrap();
@@ -137,6 +151,23 @@ fn corrupt_files_are_errors_not_panics() {
         let err = Index::open(&copy).unwrap_err().to_string();
         assert!(err.contains(file), "{file}: {err}");
     }
+}
+
+#[test]
+fn an_index_without_properties_opens_and_knows_no_kinds() {
+    let (kg, _) = synthesize(&SynthConfig {
+        people: 20,
+        seed: 1,
+        doc_rate: 0.0,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
+    assert!(!Index::open(&path).unwrap().term_properties(0).is_empty());
+    std::fs::remove_file(path.join("properties.bin")).unwrap();
+    let index = Index::open(&path).unwrap();
+    assert!(index.term_properties(0).is_empty());
+    assert!(index.posting_count(0) > 0);
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -33,6 +33,6 @@ pub mod vocab;
 
 pub use error::{Error, Result};
 pub use job::{ImportJob, ImportSummary, Source, SynthJob, SynthSummary};
-pub use model::{Fact, KnowledgeGraph, MergeStats, Person, Property};
+pub use model::{Fact, KnowledgeGraph, MergeStats, Person, Property, PropertySet};
 pub use variants::{TermGenerator, TypedTerm, Whitelist};
 pub use vocab::Vocabulary;

@@ -128,6 +128,18 @@ impl Property {
             .map(|(p, _, id)| (*id, p.clone()))
     }
 
+    /// The property's bit in a [`PropertySet`]: each named property its own (its first row's
+    /// place), every `Other` property the last.
+    pub fn bit(&self) -> u32 {
+        match self {
+            Property::Other(_) => 31,
+            known => Self::NAMED
+                .iter()
+                .position(|(p, _, _)| p == known)
+                .map_or(31, |i| i as u32),
+        }
+    }
+
     /// Whether values are dates ([`Date`] values, which get date variants).
     pub fn is_date(&self) -> bool {
         matches!(self, Property::BirthDate | Property::DeathDate)
@@ -176,6 +188,47 @@ impl Property {
                 EntityType::Misc
             }
         }
+    }
+}
+
+/// The properties a term is the value of, across the people who have it: one bit per named
+/// property ([`Property::bit`]), one for the person's own name, one for every other property.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PropertySet(pub u32);
+
+impl PropertySet {
+    /// The bit of a person's own name (label, alias).
+    pub const NAME_BIT: u32 = 30;
+
+    /// The set of one property.
+    pub fn of(property: &Property) -> Self {
+        PropertySet(1 << property.bit())
+    }
+
+    /// The set of a person's own name.
+    pub fn name() -> Self {
+        PropertySet(1 << Self::NAME_BIT)
+    }
+
+    /// Whether it holds `property`.
+    pub fn contains(self, property: &Property) -> bool {
+        self.0 & (1 << property.bit()) != 0
+    }
+
+    /// Whether it holds nothing (an index built before properties were recorded).
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Both sets' properties.
+    pub fn union(self, other: PropertySet) -> Self {
+        PropertySet(self.0 | other.0)
+    }
+
+    /// Whether every property it holds is one of `allowed`.
+    pub fn only(self, allowed: &[Property]) -> bool {
+        let allowed = allowed.iter().fold(0, |mask, p| mask | (1 << p.bit()));
+        self.0 & !allowed == 0
     }
 }
 
@@ -483,6 +536,23 @@ impl KnowledgeGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_property_has_its_own_bit_and_others_share_the_last() {
+        let mut seen = std::collections::BTreeMap::new();
+        for (property, _, _) in Property::NAMED {
+            let bit = property.bit();
+            assert!(bit < PropertySet::NAME_BIT, "{property}");
+            assert_eq!(*seen.entry(bit).or_insert(property.clone()), property);
+        }
+        assert_eq!(seen.len(), 25);
+        assert_eq!(Property::Other("x".into()).bit(), 31);
+        let set = PropertySet::of(&Property::Team).union(PropertySet::of(&Property::Employer));
+        assert!(set.contains(&Property::Team) && !set.contains(&Property::Party));
+        assert!(set.only(&[Property::Team, Property::Employer, Property::Award]));
+        assert!(!set.only(&[Property::Team]));
+        assert!(!PropertySet::name().only(&[Property::Team]));
+    }
 
     fn person(id: &str, label: &str, facts: &[(Property, &str)]) -> Person {
         let mut p = Person::new(id, label);

@@ -6,11 +6,11 @@ use std::path::Path;
 use kanon_core::EntityType;
 use kanon_core::PathContext;
 use kanon_core::text::normalize_term;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::date::Date;
 use crate::error::Result;
-use crate::model::{Fact, Person};
+use crate::model::{Fact, Person, PropertySet};
 use crate::vocab::Vocabulary;
 
 /// Generic terms that are never indexed (born, man, woman, age, …), compared after normalisation.
@@ -72,6 +72,8 @@ pub struct TypedTerm {
     pub term: String,
     /// The TAB category of the fact (or name) the term writes.
     pub entity_type: EntityType,
+    /// Every property of the person's the term writes (a name, an employer, a team…).
+    pub properties: PropertySet,
 }
 
 /// Name particles that belong to a surname ("van Beethoven", "de la Halle").
@@ -100,25 +102,37 @@ impl<'a> TermGenerator<'a> {
         }
     }
 
-    /// All terms of a person, deduplicated (first type wins), in a deterministic order.
+    /// All terms of a person, deduplicated (first type wins, properties united), in a
+    /// deterministic order.
     pub fn terms(&self, person: &Person) -> Vec<TypedTerm> {
-        let mut out = Vec::new();
-        let mut seen = FxHashSet::default();
-        let mut push = |surface: &str, entity_type: EntityType| {
-            if let Some(term) = normalize_term(surface)
-                && self.is_indexable(&term)
-                && seen.insert(term.clone())
-            {
-                out.push(TypedTerm { term, entity_type });
+        let mut out: Vec<TypedTerm> = Vec::new();
+        let mut seen: FxHashMap<String, usize> = FxHashMap::default();
+        let mut push = |surface: &str, entity_type: EntityType, properties: PropertySet| {
+            let Some(term) = normalize_term(surface).filter(|term| self.is_indexable(term)) else {
+                return;
+            };
+            match seen.get(&term) {
+                Some(&at) => out[at].properties = out[at].properties.union(properties),
+                None => {
+                    seen.insert(term.clone(), out.len());
+                    out.push(TypedTerm {
+                        term,
+                        entity_type,
+                        properties,
+                    });
+                }
             }
         };
         for name in std::iter::once(&person.label).chain(&person.aliases) {
             for form in name_forms(name) {
-                push(&form, EntityType::Person);
+                push(&form, EntityType::Person, PropertySet::name());
             }
         }
         for fact in &person.facts {
-            self.fact_forms(fact, &mut push);
+            let properties = PropertySet::of(&fact.property);
+            self.fact_forms(fact, &mut |surface, entity_type| {
+                push(surface, entity_type, properties)
+            });
         }
         out
     }
@@ -275,6 +289,25 @@ mod tests {
             .into_iter()
             .map(|t| (t.term, t.entity_type))
             .collect()
+    }
+
+    #[test]
+    fn a_term_written_by_two_facts_has_both_properties() {
+        let mut person = Person::new("Q1", "Lilian Albano");
+        person.facts = vec![
+            Fact::new(Property::Employer, "Nordvik Blå"),
+            Fact::new(Property::Team, "Nordvik Blå"),
+        ];
+        let whitelist = Whitelist::english();
+        let terms = TermGenerator::new(Vocabulary::embedded(), &whitelist).terms(&person);
+        let key = normalize_term("Nordvik Blå").unwrap();
+        let club = terms.iter().find(|t| t.term == key).unwrap();
+        assert_eq!(club.entity_type, EntityType::Org);
+        assert!(club.properties.contains(&Property::Employer));
+        assert!(club.properties.contains(&Property::Team));
+        let key = normalize_term("Lilian Albano").unwrap();
+        let name = terms.iter().find(|t| t.term == key).unwrap();
+        assert_eq!(name.properties, PropertySet::name());
     }
 
     #[test]

@@ -50,7 +50,8 @@ pub struct AuditCandidate {
     /// Where it came from.
     pub source: CandidateSource,
     /// For a rung of kanon's hierarchies, the table or rule that makes it true (`geonames`,
-    /// `un-m49`, `wordnet`, `organization-list`, `award-list`, `stated-kind`, `number`).
+    /// `un-m49`, `wordnet`, `organization-list`, `award-list`, `stated-kind`, `number`,
+    /// `kg-facts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hierarchy: Option<crate::ontology::RungSource>,
     /// Why it was not kept; `None`: kept.

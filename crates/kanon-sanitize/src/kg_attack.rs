@@ -117,7 +117,9 @@ impl KgAttacker {
             else {
                 continue;
             };
-            for phrase in generalizations(entity_type, &text) {
+            let kinds = crate::ontology::fact_kind_rungs(entity_type, index.term_properties(term));
+            let kinds = kinds.into_iter().map(|rung| rung.text);
+            for phrase in generalizations(entity_type, &text).into_iter().chain(kinds) {
                 if let Some(key) = normalize_term(&phrase) {
                     let terms = covers.entry(key).or_default();
                     if terms.last() != Some(&term) {
@@ -141,6 +143,17 @@ impl KgAttacker {
     /// The index it attacks with.
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// The kind the KG's facts say `surface` is, when it is an indexed term
+    /// ([`crate::ontology::fact_kind_rungs`]): rungs for names no table of kanon's lists.
+    pub fn fact_kinds(&self, entity_type: EntityType, surface: &str) -> Vec<crate::ontology::Rung> {
+        self.index
+            .term_id(crate::ontology::bare_name(surface))
+            .map(|term| {
+                crate::ontology::fact_kind_rungs(entity_type, self.index.term_properties(term))
+            })
+            .unwrap_or_default()
     }
 
     /// The people (dense ids, sorted) a phrase stands for: everyone of the terms whose hierarchy

@@ -596,7 +596,12 @@ impl<'m> Sanitizer<'m> {
         let rungs: Vec<Rung> = if sources == CandidateSources::Model || noun_phrase_misfits {
             Vec::new()
         } else {
-            crate::ontology::kg_rungs(entity_type, surface)
+            let rungs = crate::ontology::kg_rungs(entity_type, surface);
+            match self.kg_attacker() {
+                // A name no table lists: the kind the KG's facts give it.
+                Some(kg) if rungs.is_empty() => kg.fact_kinds(entity_type, surface),
+                _ => rungs,
+            }
         };
         if !rungs.is_empty() {
             stats.kg_entities += 1;

@@ -7,6 +7,7 @@ use kanon_index::{Index, IndexBuilder};
 use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
 use kanon_sanitize::config::Attacker;
 use kanon_sanitize::kg_attack::{KgAttackConfig, KgAttacker};
+use kanon_sanitize::ontology::RungSource;
 use kanon_sanitize::{Mention, Reason, Sanitizer, SanitizerConfig};
 
 /// Person 0 was born in Bergen, people 1–5 in Oslo, 6 and 7 in Stockholm; people 0, 1, 6 and 7
@@ -228,4 +229,78 @@ fn the_truthfulness_check_catches_a_false_generalization() {
     assert_eq!(kg.true_of("a city in Norway", &["Bergen"]), Some(true));
     assert_eq!(kg.true_of("a city in Norway", &["Stockholm"]), Some(false));
     assert_eq!(kg.true_of("a city in Norway", &["Atlantis"]), None);
+}
+
+/// People 0–2 played for Nordvik Blå, 3 for Fjordhavn; 4 and 5 worked at Kestrel Brygge, and
+/// 6 played for it. No table of kanon's lists these names: their kinds come from the KG's facts.
+fn clubs(k: u64) -> (tempfile::TempDir, KgAttacker) {
+    let mut people = Vec::new();
+    for i in 0..7 {
+        let mut person = Person::new(format!("Q{i}"), format!("Person Number{i}"));
+        let fact = match i {
+            0..=2 => Fact::new(Property::Team, "Nordvik Blå"),
+            3 => Fact::new(Property::Team, "Fjordhavn"),
+            4 | 5 => Fact::new(Property::Employer, "Kestrel Brygge"),
+            _ => Fact::new(Property::Team, "Kestrel Brygge"),
+        };
+        person.facts.push(fact);
+        people.push(person);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    IndexBuilder::new()
+        .build(&KnowledgeGraph { people }, &path, &NoProgress)
+        .unwrap();
+    let index = Index::open(&path).unwrap();
+    (
+        dir,
+        KgAttacker::new(index, KgAttackConfig { k, max_arity: 3 }),
+    )
+}
+
+#[test]
+fn a_name_no_table_lists_takes_the_kind_the_kgs_facts_give_it() {
+    let text = "Ada Lind played for Fjordhavn.";
+    let mentions = [
+        Mention::new(0, 8, EntityType::Person),
+        Mention::new(20, 29, EntityType::Org),
+    ];
+    // Everyone who played for a team, and everyone of a team or an employer.
+    let (_dir, kg) = clubs(2);
+    assert_eq!(*kg.people_of("a sports team").unwrap(), [0, 1, 2, 3]);
+    assert_eq!(
+        *kg.people_of("an organisation").unwrap(),
+        [0, 1, 2, 3, 4, 5, 6]
+    );
+    let sanitized = sanitize(text, &mentions, &kg);
+    assert_eq!(
+        sanitized.document.text,
+        "PERSON 1 played for a sports team."
+    );
+    let rungs: Vec<_> = sanitized.audit.entities[1]
+        .candidates
+        .iter()
+        .filter_map(|candidate| candidate.hierarchy)
+        .collect();
+    assert!(
+        !rungs.is_empty() && rungs.iter().all(|&source| source == RungSource::KgFacts),
+        "{rungs:?}"
+    );
+    // k = 5: a sports team covers four people, so the organisation is chosen.
+    let (_dir, kg) = clubs(5);
+    assert_eq!(
+        sanitize(text, &mentions, &kg).document.text,
+        "PERSON 1 played for an organisation."
+    );
+    // A team that is also an employer is only an organisation.
+    assert_eq!(
+        kanon_sanitize::ontology::kg_candidates(EntityType::Org, "Kestrel Brygge"),
+        Vec::<String>::new()
+    );
+    let kinds: Vec<String> = kg
+        .fact_kinds(EntityType::Org, "Kestrel Brygge")
+        .into_iter()
+        .map(|rung| rung.text)
+        .collect();
+    assert_eq!(kinds, ["an organisation"]);
 }

@@ -47,6 +47,7 @@ mod religions;
 
 use kanon_core::EntityType;
 use kanon_kg::vocab::Vocabulary;
+use kanon_kg::{Property, PropertySet};
 use serde::{Deserialize, Serialize};
 
 /// Where a rung comes from: the table or rule that makes it true.
@@ -75,6 +76,9 @@ pub enum RungSource {
     StatedKind,
     /// A range around a number the span states.
     Number,
+    /// The KG's facts: the property a name is the value of for everyone who has it (a team, a
+    /// party, an employer), from the index's `properties.bin`.
+    KgFacts,
 }
 
 /// One generalization of a span, with where it comes from.
@@ -136,6 +140,64 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     found.unwrap_or_default()
 }
 
+/// The kind a KG property's values are, most specific first.
+fn fact_kind_chain(property: &Property) -> Option<&'static [&'static str]> {
+    Some(match property {
+        Property::Team => &["a sports team", "an organisation"],
+        Property::Party => &["a political party", "an organisation"],
+        Property::EducatedAt => &["an educational institution", "an organisation"],
+        Property::Employer | Property::MemberOf => &["an organisation"],
+        Property::Award => &["an award"],
+        _ => return None,
+    })
+}
+
+/// The properties whose values have a kind ([`fact_kind_chain`]).
+const KIND_PROPERTIES: [Property; 6] = [
+    Property::Team,
+    Property::Party,
+    Property::EducatedAt,
+    Property::Employer,
+    Property::MemberOf,
+    Property::Award,
+];
+
+/// The rungs the KG's facts give a name of `entity_type` (an organisation or a miscellany) that is
+/// the value of `properties` for the people who have it: what all their kinds share, most
+/// specific first (`a sports team` → `an organisation`; a team that is also someone's employer:
+/// `an organisation`). None where a property has no kind (a name that is also a birthplace or
+/// a person's name may be read either way) or the kinds share nothing.
+pub fn fact_kind_rungs(entity_type: EntityType, properties: PropertySet) -> Vec<Rung> {
+    if !matches!(entity_type, EntityType::Org | EntityType::Misc)
+        || properties.is_empty()
+        || !properties.only(&KIND_PROPERTIES)
+    {
+        return Vec::new();
+    }
+    let mut shared: Option<Vec<&str>> = None;
+    for property in KIND_PROPERTIES.iter().filter(|p| properties.contains(p)) {
+        let chain = fact_kind_chain(property).unwrap_or_default();
+        shared = Some(match shared {
+            None => chain.to_vec(),
+            // Chains end in their most general kind: keep the common tail.
+            Some(so_far) => {
+                let common = so_far
+                    .iter()
+                    .rev()
+                    .zip(chain.iter().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                so_far[so_far.len() - common..].to_vec()
+            }
+        });
+    }
+    shared
+        .unwrap_or_default()
+        .into_iter()
+        .map(|text| Rung::new(RungSource::KgFacts, text))
+        .collect()
+}
+
 /// A country's, a city's or a first-level region's rungs, in that order of readings.
 fn place(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     vocabulary
@@ -174,6 +236,46 @@ fn with_article(phrase: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kgs_facts_give_the_kind_all_their_properties_share() {
+        let set = |properties: &[Property]| {
+            properties.iter().fold(PropertySet::default(), |set, p| {
+                set.union(PropertySet::of(p))
+            })
+        };
+        let texts = |entity_type, properties: &[Property]| -> Vec<String> {
+            fact_kind_rungs(entity_type, set(properties))
+                .into_iter()
+                .map(|rung| {
+                    assert_eq!(rung.source, RungSource::KgFacts);
+                    rung.text
+                })
+                .collect()
+        };
+        assert_eq!(
+            texts(EntityType::Org, &[Property::Team]),
+            ["a sports team", "an organisation"]
+        );
+        assert_eq!(
+            texts(EntityType::Org, &[Property::Team, Property::Employer]),
+            ["an organisation"]
+        );
+        assert_eq!(texts(EntityType::Misc, &[Property::Award]), ["an award"]);
+        // Kinds that share nothing, a property with no kind, a person's name: no rung.
+        assert!(texts(EntityType::Misc, &[Property::Award, Property::Employer]).is_empty());
+        assert!(texts(EntityType::Org, &[Property::Employer, Property::BirthPlace]).is_empty());
+        assert!(
+            fact_kind_rungs(
+                EntityType::Org,
+                PropertySet::of(&Property::Employer).union(PropertySet::name())
+            )
+            .is_empty()
+        );
+        // Only names and miscellanies; an index without properties knows no kinds.
+        assert!(texts(EntityType::Loc, &[Property::Employer]).is_empty());
+        assert!(texts(EntityType::Org, &[]).is_empty());
+    }
 
     #[test]
     fn cities_countries_regions_and_demonyms_climb() {
