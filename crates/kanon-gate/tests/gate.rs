@@ -8,7 +8,9 @@ use std::path::Path;
 
 use kanon_core::{EntityType, NoProgress};
 use kanon_gate::reid::{Bm25Attacker, ReidAttacker};
-use kanon_gate::{AttackerKind, Escalation, Gate, GateConfig, GateInput, KgAttacker, Status};
+use kanon_gate::{
+    AttackerKind, Escalation, Gate, GateConfig, GateInput, Gated, KgAttacker, Status,
+};
 use kanon_index::{Index, IndexBuilder};
 use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
 use kanon_sanitize::config::CandidateSources;
@@ -40,6 +42,18 @@ fn generalizing() -> Sanitizer<'static> {
             .unwrap(),
     )
     .unwrap()
+}
+
+/// One document through `gate`, as id `d1`.
+fn certify_one(gate: &Gate<'_>, text: &str, mentions: &[Mention], person: Option<usize>) -> Gated {
+    gate.certify(&[GateInput {
+        id: "d1",
+        text,
+        mentions,
+        person,
+    }])
+    .unwrap()
+    .remove(0)
 }
 
 fn kg_only(k: u64) -> GateConfig {
@@ -111,15 +125,7 @@ fn the_numbers_of_labels_are_not_read_as_facts() {
     // … but a label is the sanitizer's numbering, not a fact.
     assert!(kg.check_output("d1", &plain).passes());
     let gate = Gate::new(config.clone(), &sanitizer, Some(kg), Vec::new(), None).unwrap();
-    let gated = gate
-        .certify(&[GateInput {
-            id: "d1",
-            text,
-            mentions: &mentions,
-            person: None,
-        }])
-        .unwrap()
-        .remove(0);
+    let gated = certify_one(&gate, text, &mentions, None);
     assert_eq!(gated.certificate.status, Status::Passed);
     assert_eq!(gated.document.text, plain.document.text);
 }
@@ -167,15 +173,7 @@ fn a_generalization_that_alone_singles_a_person_out_climbs_a_rung() {
         None,
     )
     .unwrap();
-    let gated = gate
-        .certify(&[GateInput {
-            id: "d1",
-            text,
-            mentions: &mentions,
-            person: None,
-        }])
-        .unwrap();
-    let gated = &gated[0];
+    let gated = &certify_one(&gate, text, &mentions, None);
     assert_eq!(
         gated.document.text,
         "PERSON 1 is a chemist, born in a city in Austria in the early 1950s."
@@ -301,15 +299,7 @@ fn the_bm25_attacker_is_made_to_fail_by_masking_what_it_leans_on() {
         .unwrap();
     let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
     let gate = Gate::new(config, &sanitizer, None, attackers, Some(&bm25)).unwrap();
-    let gated = gate
-        .certify(&[GateInput {
-            id: "d1",
-            text,
-            mentions: &mentions,
-            person: Some(0),
-        }])
-        .unwrap()
-        .remove(0);
+    let gated = certify_one(&gate, text, &mentions, Some(0));
     let outcome = &gated.certificate.attackers["bm25"];
     assert_eq!(outcome.rank_before, Some(1));
     assert!(
@@ -432,14 +422,7 @@ fn masks_made_unneeded_by_later_ones_are_undone() {
             .unwrap();
         let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
         let gate = Gate::new(config, &sanitizer, None, attackers, Some(&bm25)).unwrap();
-        gate.certify(&[GateInput {
-            id: "d1",
-            text,
-            mentions: &mentions,
-            person: Some(0),
-        }])
-        .unwrap()
-        .remove(0)
+        certify_one(&gate, text, &mentions, Some(0))
     };
     let greedy = run(false);
     let pruned = run(true);
@@ -451,7 +434,7 @@ fn masks_made_unneeded_by_later_ones_are_undone() {
         pruned.document.text,
         "PERSON is *** painter *** debrecen painter."
     );
-    let masks = |gated: &kanon_gate::Gated| {
+    let masks = |gated: &Gated| {
         gated
             .certificate
             .escalations
