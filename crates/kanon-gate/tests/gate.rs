@@ -44,6 +44,17 @@ fn generalizing() -> Sanitizer<'static> {
     .unwrap()
 }
 
+/// A sanitizer that masks every span by `strategy` (no candidates).
+fn masking(strategy: Strategy) -> Sanitizer<'static> {
+    Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(strategy)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+}
+
 /// One document through `gate`, as id `d1`.
 fn certify_one(gate: &Gate<'_>, text: &str, mentions: &[Mention], person: Option<usize>) -> Gated {
     gate.certify(&[GateInput {
@@ -105,13 +116,7 @@ fn the_numbers_of_labels_are_not_read_as_facts() {
         })
         .collect();
     let text = text.as_str();
-    let sanitizer = Sanitizer::new(
-        SanitizerConfig::builder()
-            .strategy(Strategy::NumberedLabel)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let sanitizer = masking(Strategy::NumberedLabel);
     let config = kg_only(3);
     let kg = KgAttacker::new(&index, config.labeler());
     let plain = sanitizer.sanitize("d1", text, &mentions).unwrap();
@@ -216,13 +221,7 @@ fn a_term_outside_every_span_is_masked_and_the_cap_holds() {
     let index = index_of(people, dir.path());
     let text = "Lilian Albano, a chemist, was born in Graz. Graz is where Albano grew up.";
     let mentions = [Mention::new(0, 13, EntityType::Person)];
-    let sanitizer = Sanitizer::new(
-        SanitizerConfig::builder()
-            .strategy(Strategy::Label)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let sanitizer = masking(Strategy::Label);
     let config = kg_only(3);
     let gate = Gate::new(
         config.clone(),
@@ -284,13 +283,7 @@ fn the_bm25_attacker_is_made_to_fail_by_masking_what_it_leans_on() {
     let bm25 = Bm25Attacker::new(&background).unwrap();
     let text = "Lilian Albano is a chemist who found a reaction and plays the violin.";
     let mentions = [Mention::new(0, 13, EntityType::Person)];
-    let sanitizer = Sanitizer::new(
-        SanitizerConfig::builder()
-            .strategy(Strategy::Label)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let sanitizer = masking(Strategy::Label);
     let config = GateConfig::builder()
         .attackers(vec![AttackerKind::Bm25])
         .max_words_changed(0.6)
@@ -368,7 +361,7 @@ proptest! {
         let sanitizer = if generalize {
             generalizing()
         } else {
-            Sanitizer::new(SanitizerConfig::builder().strategy(Strategy::Label).build().unwrap()).unwrap()
+            masking(Strategy::Label)
         };
         let config = GateConfig { max_arity: arity, ..kg_only(k) };
         let gate = Gate::new(config.clone(), &sanitizer, Some(KgAttacker::new(&index, config.labeler())), Vec::new(), None).unwrap();
@@ -406,13 +399,7 @@ fn masks_made_unneeded_by_later_ones_are_undone() {
     let bm25 = Bm25Attacker::new(&background).unwrap();
     let text = "Lilian Albano is linz painter chemist debrecen painter.";
     let mentions = [Mention::new(0, 13, EntityType::Person)];
-    let sanitizer = Sanitizer::new(
-        SanitizerConfig::builder()
-            .strategy(Strategy::Label)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let sanitizer = masking(Strategy::Label);
     let run = |prune: bool| {
         let config = GateConfig::builder()
             .attackers(vec![AttackerKind::Bm25])

@@ -70,14 +70,7 @@ fn postings_read_back_equal_a_brute_force_inverted_index() {
 
 #[test]
 fn lookups_by_prefix_and_edit_distance() {
-    let (kg, _) = synthesize(&SynthConfig {
-        people: 200,
-        seed: 5,
-        doc_rate: 0.0,
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index");
-    IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
+    let (kg, _dir, path) = synthetic_index(200, 5);
     let index = Index::open(&path).unwrap();
     let label = &kg.people[0].label;
     let id = index.term_id(label).unwrap();
@@ -107,14 +100,7 @@ fn lookups_by_prefix_and_edit_distance() {
 
 #[test]
 fn other_format_versions_are_refused_with_a_rebuild_hint() {
-    let (kg, _) = synthesize(&SynthConfig {
-        people: 20,
-        seed: 1,
-        doc_rate: 0.0,
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index");
-    IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
+    let (_, _dir, path) = synthetic_index(20, 1);
     let meta_path = path.join("meta.json");
     let meta = std::fs::read_to_string(&meta_path).unwrap();
     let bumped = meta.replace(
@@ -130,14 +116,7 @@ fn other_format_versions_are_refused_with_a_rebuild_hint() {
 
 #[test]
 fn corrupt_files_are_errors_not_panics() {
-    let (kg, _) = synthesize(&SynthConfig {
-        people: 20,
-        seed: 1,
-        doc_rate: 0.0,
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index");
-    IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
+    let (_, dir, path) = synthetic_index(20, 1);
     for file in [
         "postings.bin",
         "gazetteer.bin",
@@ -155,19 +134,32 @@ fn corrupt_files_are_errors_not_panics() {
 
 #[test]
 fn an_index_without_properties_opens_and_knows_no_kinds() {
-    let (kg, _) = synthesize(&SynthConfig {
-        people: 20,
-        seed: 1,
-        doc_rate: 0.0,
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index");
-    IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
+    let (_, _dir, path) = synthetic_index(20, 1);
     assert!(!Index::open(&path).unwrap().term_properties(0).is_empty());
     std::fs::remove_file(path.join("properties.bin")).unwrap();
     let index = Index::open(&path).unwrap();
     assert!(index.term_properties(0).is_empty());
     assert!(index.posting_count(0) > 0);
+}
+
+/// A synthetic KG of `people` (no documents) and its index, built in a temporary directory.
+fn synthetic_index(
+    people: usize,
+    seed: u64,
+) -> (
+    kanon_kg::KnowledgeGraph,
+    tempfile::TempDir,
+    std::path::PathBuf,
+) {
+    let (kg, _) = synthesize(&SynthConfig {
+        people,
+        seed,
+        doc_rate: 0.0,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    IndexBuilder::new().build(&kg, &path, &NoProgress).unwrap();
+    (kg, dir, path)
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

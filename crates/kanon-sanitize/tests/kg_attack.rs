@@ -29,6 +29,12 @@ fn attacker(k: u64) -> (tempfile::TempDir, KgAttacker) {
         }
         people.push(person);
     }
+    attacker_of(people, k)
+}
+
+/// The KG attacker (k, combinations of up to 3) over an index of `people`, in a temporary
+/// directory.
+fn attacker_of(people: Vec<Person>, k: u64) -> (tempfile::TempDir, KgAttacker) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index");
     IndexBuilder::new()
@@ -246,16 +252,7 @@ fn clubs(k: u64) -> (tempfile::TempDir, KgAttacker) {
         person.facts.push(fact);
         people.push(person);
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index");
-    IndexBuilder::new()
-        .build(&KnowledgeGraph { people }, &path, &NoProgress)
-        .unwrap();
-    let index = Index::open(&path).unwrap();
-    (
-        dir,
-        KgAttacker::new(index, KgAttackConfig { k, max_arity: 3 }),
-    )
+    attacker_of(people, k)
 }
 
 #[test]
