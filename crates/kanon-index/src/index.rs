@@ -43,6 +43,9 @@ pub struct IndexStats {
     pub terms_by_type: Vec<(EntityType, u64)>,
     /// Terms that only one person has: each of them identifies its person alone.
     pub unique_terms: u64,
+    /// Terms per property they are the value of (a term may count under several); empty when
+    /// the index predates `properties.bin`.
+    pub terms_by_property: Vec<(&'static str, u64)>,
 }
 
 /// An index directory opened for reading: the term dictionary, every posting list, the term types,
@@ -284,6 +287,12 @@ impl Index {
         let unique_terms = (0..self.num_terms())
             .filter(|&t| self.posting_count(t) == 1)
             .count() as u64;
+        let mut by_property: std::collections::BTreeMap<&'static str, u64> = Default::default();
+        for &set in &self.properties {
+            for name in PropertySet(set).names() {
+                *by_property.entry(name).or_default() += 1;
+            }
+        }
         IndexStats {
             people: self.meta.people,
             terms: self.meta.terms,
@@ -294,6 +303,7 @@ impl Index {
                 .filter(|(_, n)| *n > 0)
                 .collect(),
             unique_terms,
+            terms_by_property: by_property.into_iter().collect(),
         }
     }
 }

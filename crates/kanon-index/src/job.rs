@@ -111,6 +111,14 @@ impl IndexStats {
         for (entity_type, n) in &self.terms_by_type {
             let _ = writeln!(out, "  {entity_type} terms: {n}");
         }
+        if self.terms_by_property.is_empty() {
+            out += "terms by property: not recorded (an index built before they were: rebuild it for kinds from the KG's facts)\n";
+        } else {
+            out += "terms by the property they are the value of:\n";
+            for (property, n) in &self.terms_by_property {
+                let _ = writeln!(out, "  {property}: {n}");
+            }
+        }
         out
     }
 }

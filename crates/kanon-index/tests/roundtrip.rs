@@ -135,11 +135,28 @@ fn corrupt_files_are_errors_not_panics() {
 #[test]
 fn an_index_without_properties_opens_and_knows_no_kinds() {
     let (_, _dir, path) = synthetic_index(20, 1);
-    assert!(!Index::open(&path).unwrap().term_properties(0).is_empty());
+    let index = Index::open(&path).unwrap();
+    assert!(!index.term_properties(0).is_empty());
+    let stats = index.stats();
+    assert!(
+        stats
+            .terms_by_property
+            .iter()
+            .any(|&(p, n)| p == "name" && n > 0),
+        "{stats:?}"
+    );
+    drop(index);
     std::fs::remove_file(path.join("properties.bin")).unwrap();
     let index = Index::open(&path).unwrap();
     assert!(index.term_properties(0).is_empty());
     assert!(index.posting_count(0) > 0);
+    let stats = index.stats();
+    assert!(stats.terms_by_property.is_empty());
+    assert!(
+        stats.render().contains("not recorded"),
+        "{}",
+        stats.render()
+    );
 }
 
 /// A synthetic KG of `people` (no documents) and its index, built in a temporary directory.

@@ -225,6 +225,22 @@ impl PropertySet {
         PropertySet(self.0 | other.0)
     }
 
+    /// The names of the properties it holds (`name` for a person's own name, `other` for any
+    /// other property), in bit order.
+    pub fn names(self) -> Vec<&'static str> {
+        (0..32)
+            .filter(|bit| self.0 & (1 << bit) != 0)
+            .map(|bit| match bit {
+                Self::NAME_BIT => "name",
+                31 => "other",
+                bit => Property::NAMED
+                    .iter()
+                    .find(|(p, _, _)| p.bit() == bit)
+                    .map_or("other", |(_, name, _)| *name),
+            })
+            .collect()
+    }
+
     /// Whether every property it holds is one of `allowed`.
     pub fn only(self, allowed: &[Property]) -> bool {
         let allowed = allowed.iter().fold(0, |mask, p| mask | (1 << p.bit()));
@@ -552,6 +568,13 @@ mod tests {
         assert!(set.only(&[Property::Team, Property::Employer, Property::Award]));
         assert!(!set.only(&[Property::Team]));
         assert!(!PropertySet::name().only(&[Property::Team]));
+        assert_eq!(set.names(), ["employer", "team"]);
+        assert_eq!(
+            PropertySet::name()
+                .union(PropertySet::of(&Property::Other("x".into())))
+                .names(),
+            ["name", "other"]
+        );
     }
 
     fn person(id: &str, label: &str, facts: &[(Property, &str)]) -> Person {
