@@ -232,18 +232,17 @@ impl PropertySet {
             .filter(|bit| self.0 & (1 << bit) != 0)
             .map(|bit| match bit {
                 Self::NAME_BIT => "name",
-                31 => "other",
+                // A named property's bit is its row in the table.
                 bit => Property::NAMED
-                    .iter()
-                    .find(|(p, _, _)| p.bit() == bit)
+                    .get(bit as usize)
                     .map_or("other", |(_, name, _)| *name),
             })
             .collect()
     }
 
     /// Whether every property it holds is one of `allowed`.
-    pub fn only(self, allowed: &[Property]) -> bool {
-        let allowed = allowed.iter().fold(0, |mask, p| mask | (1 << p.bit()));
+    pub fn only<'p>(self, allowed: impl IntoIterator<Item = &'p Property>) -> bool {
+        let allowed = allowed.into_iter().fold(0, |mask, p| mask | (1 << p.bit()));
         self.0 & !allowed == 0
     }
 }

@@ -281,11 +281,13 @@ mod tests {
         assert!(forms.contains(&"john smith".to_owned()), "{forms:?}");
     }
 
-    fn terms_of(person: &Person) -> Vec<(String, EntityType)> {
+    fn typed_terms(person: &Person) -> Vec<TypedTerm> {
         let whitelist = Whitelist::english();
-        let generator = TermGenerator::new(Vocabulary::embedded(), &whitelist);
-        generator
-            .terms(person)
+        TermGenerator::new(Vocabulary::embedded(), &whitelist).terms(person)
+    }
+
+    fn terms_of(person: &Person) -> Vec<(String, EntityType)> {
+        typed_terms(person)
             .into_iter()
             .map(|t| (t.term, t.entity_type))
             .collect()
@@ -298,8 +300,7 @@ mod tests {
             Fact::new(Property::Employer, "Nordvik Blå"),
             Fact::new(Property::Team, "Nordvik Blå"),
         ];
-        let whitelist = Whitelist::english();
-        let terms = TermGenerator::new(Vocabulary::embedded(), &whitelist).terms(&person);
+        let terms = typed_terms(&person);
         let key = normalize_term("Nordvik Blå").unwrap();
         let club = terms.iter().find(|t| t.term == key).unwrap();
         assert_eq!(club.entity_type, EntityType::Org);

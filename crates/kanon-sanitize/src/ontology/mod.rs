@@ -140,26 +140,17 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     found.unwrap_or_default()
 }
 
-/// The kind a KG property's values are, most specific first.
-fn fact_kind_chain(property: &Property) -> Option<&'static [&'static str]> {
-    Some(match property {
-        Property::Team => &["a sports team", "an organisation"],
-        Property::Party => &["a political party", "an organisation"],
-        Property::EducatedAt => &["an educational institution", "an organisation"],
-        Property::Employer | Property::MemberOf => &["an organisation"],
-        Property::Award => &["an award"],
-        _ => return None,
-    })
-}
-
-/// The properties whose values have a kind ([`fact_kind_chain`]).
-const KIND_PROPERTIES: [Property; 6] = [
-    Property::Team,
-    Property::Party,
-    Property::EducatedAt,
-    Property::Employer,
-    Property::MemberOf,
-    Property::Award,
+/// The KG properties whose values have a kind, and that kind, most specific first.
+const FACT_KINDS: [(Property, &[&str]); 6] = [
+    (Property::Team, &["a sports team", "an organisation"]),
+    (Property::Party, &["a political party", "an organisation"]),
+    (
+        Property::EducatedAt,
+        &["an educational institution", "an organisation"],
+    ),
+    (Property::Employer, &["an organisation"]),
+    (Property::MemberOf, &["an organisation"]),
+    (Property::Award, &["an award"]),
 ];
 
 /// The rungs the KG's facts give a name of `entity_type` (an organisation or a miscellany) that is
@@ -170,13 +161,12 @@ const KIND_PROPERTIES: [Property; 6] = [
 pub fn fact_kind_rungs(entity_type: EntityType, properties: PropertySet) -> Vec<Rung> {
     if !matches!(entity_type, EntityType::Org | EntityType::Misc)
         || properties.is_empty()
-        || !properties.only(&KIND_PROPERTIES)
+        || !properties.only(FACT_KINDS.iter().map(|(property, _)| property))
     {
         return Vec::new();
     }
     let mut shared: Option<Vec<&str>> = None;
-    for property in KIND_PROPERTIES.iter().filter(|p| properties.contains(p)) {
-        let chain = fact_kind_chain(property).unwrap_or_default();
+    for (_, chain) in FACT_KINDS.iter().filter(|(p, _)| properties.contains(p)) {
         shared = Some(match shared {
             None => chain.to_vec(),
             // Chains end in their most general kind: keep the common tail.
