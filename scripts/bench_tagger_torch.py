@@ -11,6 +11,8 @@ cut into windows of at most MAX_LEN-2 pieces overlapping by 32 (kanon's windowin
 added, batches of up to 16 windows padded to the longest, BertModel + a linear head, softmax.
 Then the same documents with windows of all documents sorted by length and batched up to
 TOKEN_BUDGET padded pieces (what `kanon detect` does).
+`--precision int8` quantizes the encoder's Linear layers with torch's dynamic quantization
+(per-channel int8 weights), the peer of `kanon bench tagger --precision int8`.
 Training: one fixed 8 x 128 batch of random pieces and labels, AdamW (lr 2e-5, weight decay
 0.01), cross-entropy, dropout on; 2 untimed steps, then 10 timed; every step's loss is read
 (`loss.item()`, as kanon reads it, which also waits for a GPU) and reported.
@@ -90,6 +92,14 @@ def inference(args, torch):
     torch.manual_seed(0)
     bert, head = model_and_head(torch, model_dir, 17)
     bert.eval()
+    if args.precision == "int8":
+        # PyTorch's own int8 inference: dynamic quantization of every Linear (int8 weights per
+        # output channel, activations quantized as they come), the peer of kanon's int8.
+        from torch.ao.quantization import default_per_channel_qconfig, quantize_dynamic
+
+        bert = quantize_dynamic(
+            bert, {torch.nn.Linear: default_per_channel_qconfig}, dtype=torch.qint8
+        )
     docs = read_docs(args.docs or default_docs())
     max_tokens = args.max_len - 2
     overlap = min(32, args.max_len // 4)
@@ -148,6 +158,7 @@ def inference(args, torch):
         "bucketed_seconds": bucketed_seconds,
         "bucketed_docs_per_second": len(docs) / bucketed_seconds,
         "peak_rss_bytes": peak_rss(),
+        "precision": args.precision,
     }
 
 
@@ -216,6 +227,10 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--device", default="cpu", help="cpu or cuda[:N] (training only)")
     parser.add_argument("--random-init", help="train a random BERT of this config.json's shape")
+    parser.add_argument(
+        "--precision", choices=["f32", "int8"], default="f32",
+        help="int8: torch's dynamic quantization of the Linear layers (inference)",
+    )
     parser.add_argument("--json")
     args = parser.parse_args()
     if (args.random_init or args.device != "cpu") and args.mode != "training":

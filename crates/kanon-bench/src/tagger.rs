@@ -18,7 +18,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use kanon_core::PathContext;
 use kanon_core::io::read_documents;
 use kanon_models::resolve_pretrained;
-use kanon_tagger::checkpoint::LabelsFile;
+use kanon_tagger::checkpoint::{LabelsFile, Precision};
 use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::{Batch, Windowing};
 use kanon_tagger::device::{self, DeviceChoice};
@@ -84,6 +84,8 @@ pub struct TaggerBench {
     /// Train a BERT of this Hugging Face `config.json`'s shape with random weights (drawn on the
     /// CPU from seed 0, so the same on every device) instead of `pretrained`'s (training only).
     pub random_init: Option<PathBuf>,
+    /// The encoder's arithmetic at inference (`int8`: quantized once the weights are loaded).
+    pub precision: Precision,
 }
 
 /// Inference figures (serialised for `--json`).
@@ -102,6 +104,9 @@ pub struct InferenceFigures {
     bucketed_seconds: f64,
     bucketed_docs_per_second: f64,
     peak_rss_bytes: u64,
+    /// The encoder's precision.
+    #[serde(default)]
+    precision: Precision,
 }
 
 /// Training figures (serialised for `--json`).
@@ -174,7 +179,8 @@ pub fn run(args: &TaggerBench, out: &mut dyn Write) -> Result<Figures> {
     if let Some(inference) = &figures.inference {
         writeln!(
             out,
-            "inference: {} docs ({} word pieces, {} windows of ≤ {}): one document at a time {:.1}s = {:.2} docs/s ({:.0} pieces/s); bucketed by length (≤ {} pieces a batch) {:.1}s = {:.2} docs/s; peak RSS {:.2} GiB",
+            "inference ({}): {} docs ({} word pieces, {} windows of ≤ {}): one document at a time {:.1}s = {:.2} docs/s ({:.0} pieces/s); bucketed by length (≤ {} pieces a batch) {:.1}s = {:.2} docs/s; peak RSS {:.2} GiB",
+            inference.precision,
             inference.docs,
             inference.pieces,
             inference.windows,
@@ -244,6 +250,7 @@ fn child(args: &TaggerBench, mode: &str) -> Result<Figures> {
         .args(["--batch", &args.batch.to_string()])
         .args(["--seq", &args.seq.to_string()])
         .args(["--device", &args.device.to_string()])
+        .args(["--precision", args.precision.as_str()])
         .arg("--json")
         .arg(&json);
     if let Some(docs) = &args.docs {
@@ -309,7 +316,8 @@ fn inference(args: &TaggerBench, device: &Device) -> Result<InferenceFigures> {
         LabelsFile::new(scheme, windowing),
         device,
     )
-    .with_tidy(false);
+    .with_tidy(false)
+    .with_precision(args.precision);
     // One untimed document first: allocator and thread-pool warm-up.
     tagger.predict(&docs[0].text)?;
     let started = Instant::now();
@@ -328,6 +336,7 @@ fn inference(args: &TaggerBench, device: &Device) -> Result<InferenceFigures> {
         seconds,
         docs_per_second: docs.len() as f64 / seconds,
         pieces_per_second: pieces as f64 / seconds,
+        precision: args.precision,
         bucketed_token_budget: args.token_budget,
         bucketed_seconds,
         bucketed_docs_per_second: docs.len() as f64 / bucketed_seconds,
@@ -463,6 +472,7 @@ mod tests {
             seq: 16,
             device: DeviceChoice::Cpu,
             random_init: Some(config),
+            precision: Precision::F32,
         }
     }
 

@@ -470,6 +470,10 @@ pub struct TaggerDetectArgs {
     /// (default 4096).
     #[arg(long)]
     pub token_budget: Option<usize>,
+    /// The encoder's arithmetic: f32, or int8 (weights per output column, activations per row,
+    /// on the CPU); default: the checkpoint's own.
+    #[arg(long)]
+    pub precision: Option<kanon_tagger::checkpoint::Precision>,
     /// Type a PERSON span MISC when its mean PERSON probability is below this (default 0.3; 0
     /// keeps every type): masked all the same, but generalized rather than numbered as a person.
     #[arg(long)]
@@ -922,6 +926,10 @@ pub struct BenchTaggerArgs {
     /// the same on every device) instead of `--pretrained`'s; `--mode training` only.
     #[arg(long, value_name = "CONFIG")]
     pub random_init: Option<PathBuf>,
+    /// The encoder's arithmetic at inference: f32, or int8 (weights per output column,
+    /// activations per row).
+    #[arg(long, default_value = "f32")]
+    pub precision: kanon_tagger::checkpoint::Precision,
     #[arg(long)]
     pub json: Option<PathBuf>,
 }

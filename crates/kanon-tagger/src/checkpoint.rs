@@ -22,6 +22,67 @@ pub const TOKENIZER_FILE: &str = "tokenizer.json";
 /// The knobs the model was trained with, for the record (nothing reads them back to predict).
 pub const TRAIN_CONFIG_FILE: &str = "train_config.json";
 
+/// The precision of the encoder's linear maps ([`PrecisionFile`]); absent: `f32`.
+pub const PRECISION_FILE: &str = "precision.json";
+
+/// The format of `precision.json` this kanon writes and reads.
+pub const PRECISION_FORMAT_VERSION: u32 = 1;
+
+/// The arithmetic of the encoder's linear maps at inference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// 32-bit floats throughout.
+    #[default]
+    F32,
+    /// 8-bit integer weights per output column and activations per row ([`crate::int8`]),
+    /// on the CPU; the rest (embeddings, norms, attention scores, the head) in f32.
+    Int8,
+}
+
+kanon_core::named_choices!(Precision, "precision", [F32 = "f32", Int8 = "int8"]);
+
+/// `precision.json`: a checkpoint whose weights are the values of a lower precision. Its
+/// `model.safetensors` holds those values in f32 (`q · s`), so every device reads it, and
+/// quantizing them again on loading gives the same integers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrecisionFile {
+    /// [`PRECISION_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The encoder's precision.
+    pub precision: Precision,
+}
+
+impl PrecisionFile {
+    /// The file of a checkpoint at `precision`.
+    pub fn new(precision: Precision) -> Self {
+        PrecisionFile {
+            format_version: PRECISION_FORMAT_VERSION,
+            precision,
+        }
+    }
+
+    /// The precision of checkpoint directory `dir`: its file's, checked, or f32 without one.
+    pub fn read_dir(dir: &Path) -> Result<Precision> {
+        let path = dir.join(PRECISION_FILE);
+        if !path.exists() {
+            return Ok(Precision::F32);
+        }
+        let file: PrecisionFile = kanon_core::config::load(&path)?;
+        if file.format_version != PRECISION_FORMAT_VERSION {
+            return Err(kanon_core::Error::Version {
+                path,
+                what: "checkpoint precision",
+                found: file.format_version,
+                expected: PRECISION_FORMAT_VERSION,
+                remedy: "write the checkpoint again with this kanon",
+            }
+            .into());
+        }
+        Ok(file.precision)
+    }
+}
+
 /// The format of `labels.json` this kanon writes and reads.
 pub const LABELS_FORMAT_VERSION: u32 = 1;
 

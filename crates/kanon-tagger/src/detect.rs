@@ -9,6 +9,7 @@ use burn::tensor::Device;
 use kanon_core::config::ConfigFile;
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::Precision;
 use crate::error::{Error, Result};
 use crate::inference::{Decision, LowercaseWords, Tagger};
 
@@ -49,6 +50,11 @@ pub struct DetectConfig {
     /// phrase too (docs/results/detector.md, "Distant labels without holes").
     #[serde(skip_serializing_if = "is_default")]
     pub lowercase_words: LowercaseWords,
+    /// The arithmetic of the encoder's linear maps: `f32`, or `int8` (weights per output
+    /// column, activations per row, on the CPU: docs/benchmarks.md, "Low precision"); absent:
+    /// the checkpoint's own (`precision.json`, f32 without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -69,6 +75,7 @@ impl Default for DetectConfig {
             min_score: 0.0,
             lowercase_min_score: 0.0,
             lowercase_words: LowercaseWords::All,
+            precision: None,
         }
     }
 }
@@ -97,7 +104,10 @@ impl DetectConfig {
     /// config says (after checking it).
     pub fn load_tagger(&self, model: &Path, device: &Device) -> Result<Tagger> {
         self.validate().map_err(Error::Setting)?;
-        Ok(Tagger::load(model, device)?
+        let tagger = Tagger::load(model, device)?;
+        let precision = self.precision.unwrap_or(tagger.precision());
+        Ok(tagger
+            .with_precision(precision)
             .with_decision(self.decision())
             .with_tidy(self.tidy)
             .with_person_confidence(self.person_confidence)
@@ -160,6 +170,7 @@ mod tests {
             min_score: 0.1,
             lowercase_min_score: 1.5,
             lowercase_words: LowercaseWords::Last,
+            precision: Some(Precision::Int8),
         };
         for name in ["detect.toml", "detect.json"] {
             let path = dir.path().join(name);

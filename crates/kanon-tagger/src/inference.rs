@@ -11,13 +11,16 @@ use kanon_core::{EntityType, PathContext, Span};
 use serde::{Deserialize, Serialize};
 
 use crate::batching::by_padded_length;
-use crate::checkpoint::{LABELS_FILE, LabelsFile, MODEL_CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE};
+use crate::checkpoint::{
+    LABELS_FILE, LabelsFile, MODEL_CONFIG_FILE, PRECISION_FILE, Precision, PrecisionFile,
+    TOKENIZER_FILE, WEIGHTS_FILE,
+};
 use crate::data::{
     TaggerTokenizer, decode_spans, merge_windows, tidy_spans, widen_names_leftwards,
 };
 use crate::dataset::{Example, Windowing, to_padded_batch};
 use crate::error::{Error, Result};
-use crate::model::{BertConfig, BertTagger};
+use crate::model::{BertConfig, BertTagger, Int8Encoder};
 use crate::weights::load_checkpoint;
 
 /// A predicted span: character offsets, its type (`None` in the mask scheme), and the mean
@@ -167,6 +170,8 @@ pub struct Tagger {
     pub lowercase_min_score: f32,
     /// Which words make a span lower case for `lowercase_min_score`.
     pub lowercase_words: LowercaseWords,
+    /// The encoder's linear maps in int8, at that precision.
+    int8: Option<Int8Encoder>,
     device: Device,
 }
 
@@ -190,6 +195,7 @@ impl Tagger {
             min_score: 0.0,
             lowercase_min_score: 0.0,
             lowercase_words: LowercaseWords::All,
+            int8: None,
             device: device.clone(),
         }
     }
@@ -232,9 +238,39 @@ impl Tagger {
         self
     }
 
+    /// The tagger computing its encoder's linear maps at `precision`. To int8, the weights are
+    /// quantized per output column and the model's f32 weights become the values they stand
+    /// for (so a device without the int8 path computes the same model); back to f32, the
+    /// model keeps those values.
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        match precision {
+            Precision::F32 => self.int8 = None,
+            Precision::Int8 if self.int8.is_none() => {
+                let int8 = Int8Encoder::quantize(&self.model);
+                self.model = int8.dequantize_into(self.model);
+                self.int8 = Some(int8);
+            }
+            Precision::Int8 => {}
+        }
+        self
+    }
+
+    /// The precision of its encoder's linear maps.
+    pub fn precision(&self) -> Precision {
+        if self.int8.is_some() {
+            Precision::Int8
+        } else {
+            Precision::F32
+        }
+    }
+
     /// Its depth and the precision of its weights, as summaries show them (`6 layers, f32`).
     pub fn describe(&self) -> String {
-        format!("{} layers, f32", self.config.num_hidden_layers)
+        format!(
+            "{} layers, {}",
+            self.config.num_hidden_layers,
+            self.precision()
+        )
     }
 
     /// Loads a checkpoint directory written by `kanon train`.
@@ -249,13 +285,8 @@ impl Tagger {
             });
         }
         let tokenizer = TaggerTokenizer::from_file(&dir.join(TOKENIZER_FILE))?;
-        Ok(Tagger::new(
-            model.valid(),
-            config,
-            tokenizer,
-            labels,
-            device,
-        ))
+        let precision = PrecisionFile::read_dir(dir)?;
+        Ok(Tagger::new(model.valid(), config, tokenizer, labels, device).with_precision(precision))
     }
 
     /// Writes the checkpoint files into `dir` (the caller makes the directory atomic):
@@ -265,6 +296,12 @@ impl Tagger {
         kanon_core::config::save(&dir.join(LABELS_FILE), &self.labels)?;
         let tokenizer_path = dir.join(TOKENIZER_FILE);
         std::fs::copy(tokenizer_json, &tokenizer_path).with_path(&tokenizer_path)?;
+        if self.precision() != Precision::F32 {
+            kanon_core::config::save(
+                &dir.join(PRECISION_FILE),
+                &PrecisionFile::new(self.precision()),
+            )?;
+        }
         let weights = dir.join(WEIGHTS_FILE);
         let mut store = SafetensorsStore::from_file(&weights).overwrite(true);
         self.model
@@ -404,11 +441,19 @@ impl Tagger {
         // probabilities are then the same bits whatever the other documents, their order, the
         // token budget or the thread count (`batching::padded_length` says why).
         let positions = self.config.max_position_embeddings;
+        // The int8 kernels are the CPU's; elsewhere the f32 weights hold the same values.
+        let int8 = self
+            .int8
+            .as_ref()
+            .filter(|_| crate::device::is_cpu(&self.device));
         for (padded, batch_indices) in by_padded_length(&lengths, positions, token_budget) {
             let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
             let batch = to_padded_batch(&refs, self.tokenizer.pad(), padded, &self.device);
-            let probabilities: Tensor<3> =
-                softmax(self.model.forward(batch.input_ids, batch.padding), 2);
+            let probabilities: Tensor<3> = softmax(
+                self.model
+                    .forward_with(batch.input_ids, batch.padding, int8),
+                2,
+            );
             let [_, seq, labels] = probabilities.dims();
             let values: Vec<f32> = probabilities
                 .into_data()

@@ -64,6 +64,12 @@ pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     Tensor::from_data(TensorData::new(values, shape), &device)
 }
 
+/// The exact GELU of `values` in place, on this thread (for kernels that write their own
+/// outputs in parallel, such as [`crate::int8`]'s).
+pub(crate) fn gelu_in_place(values: &mut [f32]) {
+    pulp::Arch::new().dispatch(|| gelu_chunk(values));
+}
+
 /// Dropout as `burn::nn::Dropout::forward` (same module, probability and on/off rules: only
 /// while training, under autodiff), its mask drawn on the host: ChaCha8 streams seeded by one
 /// value drawn from the device's generator (so `Device::seed` governs it as before), one stream

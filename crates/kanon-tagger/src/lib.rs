@@ -49,6 +49,7 @@ pub mod encoder;
 pub mod error;
 mod fit;
 pub mod inference;
+pub mod int8;
 pub mod kernels;
 pub mod labels;
 pub mod model;

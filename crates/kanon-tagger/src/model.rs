@@ -18,7 +18,8 @@ use kanon_core::PathContext;
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::kernels::{dropout, gelu};
+use crate::int8::{Int8Linear, QuantizedRows};
+use crate::kernels::{dropout, gelu, host_values};
 
 /// The shape of a BERT encoder and its tagging head.
 #[derive(Config, Debug, PartialEq)]
@@ -209,14 +210,127 @@ pub struct BertLayer {
 impl BertLayer {
     /// `[batch, seq, hidden]` → `[batch, seq, hidden]`, padding masked out of attention.
     pub fn forward(&self, hidden: Tensor<3>, padding: &PaddingMask) -> Tensor<3> {
-        let attended = self_attention(&self.attention, hidden.clone(), padding);
+        self.forward_with(hidden, padding, None)
+    }
+
+    /// [`BertLayer::forward`], its six linear maps in int8 where `int8` is given (CPU
+    /// inference).
+    pub fn forward_with(
+        &self,
+        hidden: Tensor<3>,
+        padding: &PaddingMask,
+        int8: Option<&Int8Layer>,
+    ) -> Tensor<3> {
+        let attended = self_attention(&self.attention, hidden.clone(), padding, int8);
         let hidden = self
             .attention_norm
             .forward(dropout(&self.dropout, attended) + hidden);
-        let intermediate = gelu(linear_rows(&self.intermediate, hidden.clone()));
-        let output = dropout(&self.dropout, linear_rows(&self.output, intermediate));
+        let output = match int8 {
+            Some(int8) => {
+                // The GELU's output goes from the kernel's cache to the next product's bytes.
+                let intermediate = int8
+                    .intermediate
+                    .forward_quantized(&quantize(&hidden), true);
+                int8_rows(&int8.output, &intermediate, &hidden, false)
+            }
+            None => {
+                let intermediate = gelu(linear_rows(&self.intermediate, hidden.clone()));
+                dropout(&self.dropout, linear_rows(&self.output, intermediate))
+            }
+        };
         self.output_norm.forward(output + hidden)
     }
+}
+
+/// One encoder layer's linear maps in int8 ([`crate::int8`]).
+#[derive(Debug, Clone)]
+pub struct Int8Layer {
+    query: Int8Linear,
+    key: Int8Linear,
+    value: Int8Linear,
+    attention_output: Int8Linear,
+    intermediate: Int8Linear,
+    output: Int8Linear,
+}
+
+/// The encoder's linear maps in int8, layer by layer: what CPU inference at `int8` precision
+/// computes them with (embeddings, layer norms, attention scores and the head stay in f32).
+#[derive(Debug, Clone)]
+pub struct Int8Encoder {
+    layers: Vec<Int8Layer>,
+}
+
+impl Int8Encoder {
+    /// Quantizes every encoder layer's weights per output column.
+    pub fn quantize(model: &BertTagger) -> Self {
+        let layers = model
+            .layers
+            .iter()
+            .map(|layer| Int8Layer {
+                query: quantize_linear(&layer.attention.query),
+                key: quantize_linear(&layer.attention.key),
+                value: quantize_linear(&layer.attention.value),
+                attention_output: quantize_linear(&layer.attention.output),
+                intermediate: quantize_linear(&layer.intermediate),
+                output: quantize_linear(&layer.output),
+            })
+            .collect();
+        Int8Encoder { layers }
+    }
+
+    /// The model with its encoder's linear weights replaced by what the int8 ones stand for
+    /// (`q · s`): what a device without the int8 path computes, and what a checkpoint of this
+    /// precision stores (quantizing those weights again gives the same integers).
+    pub fn dequantize_into(&self, mut model: BertTagger) -> BertTagger {
+        fn put(linear: Linear, int8: &Int8Linear) -> Linear {
+            let device = linear.weight.device();
+            let weight = Tensor::<2>::from_data(
+                burn::tensor::TensorData::new(
+                    int8.dequantized(),
+                    [int8.in_features(), int8.out_features()],
+                ),
+                &device,
+            );
+            Linear {
+                weight: burn::module::Param::from_tensor(weight),
+                ..linear
+            }
+        }
+        for (layer, int8) in model.layers.iter_mut().zip(&self.layers) {
+            let attention = &mut layer.attention;
+            attention.query = put(attention.query.clone(), &int8.query);
+            attention.key = put(attention.key.clone(), &int8.key);
+            attention.value = put(attention.value.clone(), &int8.value);
+            attention.output = put(attention.output.clone(), &int8.attention_output);
+            layer.intermediate = put(layer.intermediate.clone(), &int8.intermediate);
+            layer.output = put(layer.output.clone(), &int8.output);
+        }
+        model
+    }
+}
+
+fn quantize_linear(linear: &Linear) -> Int8Linear {
+    let [input, output] = linear.weight.dims();
+    let weights = host_values(linear.weight.val());
+    let bias = linear.bias.as_ref().map(|b| host_values(b.val()));
+    Int8Linear::quantize(&weights, bias.as_deref(), input, output)
+}
+
+/// `[batch, seq, features]` quantized row by row.
+fn quantize(input: &Tensor<3>) -> QuantizedRows {
+    let [_, _, features] = input.dims();
+    QuantizedRows::quantize(&host_values(input.clone()), features)
+}
+
+/// An int8 linear map of quantized rows, shaped as `like`'s `[batch, seq, ·]` on its device.
+fn int8_rows(layer: &Int8Linear, input: &QuantizedRows, like: &Tensor<3>, gelu: bool) -> Tensor<3> {
+    let [batch, seq, _] = like.dims();
+    let mut out = vec![0f32; input.rows() * layer.out_features()];
+    layer.forward(input, &mut out, gelu);
+    Tensor::from_data(
+        burn::tensor::TensorData::new(out, [batch, seq, layer.out_features()]),
+        &like.device(),
+    )
 }
 
 /// The padding of a batch in the shape each attention path wants, built once per forward pass
@@ -248,14 +362,34 @@ impl PaddingMask {
 /// no `[batch, heads, seq, seq]` tensors between steps), as Hugging Face's BERT uses SDPA.
 ///
 /// `[batch, seq, hidden]` → `[batch, seq, hidden]`.
-fn self_attention(mha: &MultiHeadAttention, hidden: Tensor<3>, padding: &PaddingMask) -> Tensor<3> {
+fn self_attention(
+    mha: &MultiHeadAttention,
+    hidden: Tensor<3>,
+    padding: &PaddingMask,
+    int8: Option<&Int8Layer>,
+) -> Tensor<3> {
     let [batch, seq, d_model] = hidden.dims();
-    let heads = |linear: &Linear| {
-        linear_rows(linear, hidden.clone())
+    let split = |projected: Tensor<3>| {
+        projected
             .reshape([batch, seq, mha.n_heads, mha.d_k])
             .swap_dims(1, 2)
     };
-    let (query, key, value) = (heads(&mha.query), heads(&mha.key), heads(&mha.value));
+    let (query, key, value) = match int8 {
+        Some(int8) => {
+            // One quantization of the input serves the three projections.
+            let rows = quantize(&hidden);
+            (
+                split(int8_rows(&int8.query, &rows, &hidden, false)),
+                split(int8_rows(&int8.key, &rows, &hidden, false)),
+                split(int8_rows(&int8.value, &rows, &hidden, false)),
+            )
+        }
+        None => (
+            split(linear_rows(&mha.query, hidden.clone())),
+            split(linear_rows(&mha.key, hidden.clone())),
+            split(linear_rows(&mha.value, hidden.clone())),
+        ),
+    };
     let context = match &padding.fused {
         Some(mask) => module::attention(
             query,
@@ -273,10 +407,11 @@ fn self_attention(mha: &MultiHeadAttention, hidden: Tensor<3>, padding: &Padding
             dropout(&mha.dropout, softmax(scores, 3)).matmul(value)
         }
     };
-    linear_rows(
-        &mha.output,
-        context.swap_dims(1, 2).reshape([batch, seq, d_model]),
-    )
+    let context = context.swap_dims(1, 2).reshape([batch, seq, d_model]);
+    match int8 {
+        Some(int8) => int8_rows(&int8.attention_output, &quantize(&context), &context, false),
+        None => linear_rows(&mha.output, context),
+    }
 }
 
 /// A linear layer over every position at once: `[batch, seq, in]` → `[batch, seq, out]` as one
@@ -310,6 +445,17 @@ impl BertTagger {
     /// - `padding`: `[batch, seq]`, true on padding positions (masked out of attention);
     /// - returns `[batch, seq, hidden]`.
     pub fn encode(&self, input_ids: Tensor<2, Int>, padding: Tensor<2, Bool>) -> Tensor<3> {
+        self.encode_with(input_ids, padding, None)
+    }
+
+    /// [`BertTagger::encode`], the encoder's linear maps in int8 where `int8` is given (CPU
+    /// inference; see [`Int8Encoder`]).
+    pub fn encode_with(
+        &self,
+        input_ids: Tensor<2, Int>,
+        padding: Tensor<2, Bool>,
+        int8: Option<&Int8Encoder>,
+    ) -> Tensor<3> {
         let [batch, seq] = input_ids.dims();
         let device = input_ids.device();
         let positions = Tensor::<1, Int>::arange(0..seq as i64, &device)
@@ -324,15 +470,26 @@ impl BertTagger {
         // burn's fused attention has no dropout and no backward pass: inference only.
         let fused = !hidden.is_autodiff() && crate::device::is_cpu(&device);
         let padding = PaddingMask::new(padding, fused);
-        for layer in &self.layers {
-            hidden = layer.forward(hidden, &padding);
+        for (index, layer) in self.layers.iter().enumerate() {
+            let int8 = int8.and_then(|int8| int8.layers.get(index));
+            hidden = layer.forward_with(hidden, &padding, int8);
         }
         hidden
     }
 
     /// Label logits: `[batch, seq]` ids and padding → `[batch, seq, num_labels]`.
     pub fn forward(&self, input_ids: Tensor<2, Int>, padding: Tensor<2, Bool>) -> Tensor<3> {
-        let hidden = self.encode(input_ids, padding);
+        self.forward_with(input_ids, padding, None)
+    }
+
+    /// [`BertTagger::forward`] with [`BertTagger::encode_with`]'s int8 encoder.
+    pub fn forward_with(
+        &self,
+        input_ids: Tensor<2, Int>,
+        padding: Tensor<2, Bool>,
+        int8: Option<&Int8Encoder>,
+    ) -> Tensor<3> {
+        let hidden = self.encode_with(input_ids, padding, int8);
         linear_rows(&self.classifier, dropout(&self.dropout, hidden))
     }
 }

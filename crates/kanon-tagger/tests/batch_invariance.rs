@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use burn::tensor::Device;
 use kanon_core::testing::{Requirement, skip};
-use kanon_tagger::checkpoint::LabelsFile;
+use kanon_tagger::checkpoint::{LabelsFile, Precision};
 use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::Windowing;
 use kanon_tagger::weights::load_pretrained;
@@ -64,25 +64,33 @@ fn a_windows_probabilities_do_not_depend_on_its_batch() {
         skip(Requirement::Model("all-minilm-l6-v2"));
         return;
     };
-    let device = Device::flex();
-    let scheme = LabelScheme::Typed;
-    let (config, model) = load_pretrained(&dir, scheme.names().len(), &device).unwrap();
-    let tokenizer = TaggerTokenizer::from_file(&dir.join("tokenizer.json")).unwrap();
-    let labels = LabelsFile::new(
-        scheme,
-        Windowing {
-            max_len: 128,
-            overlap: 32,
-        },
-    );
-    let tagger = Tagger::new(model, config, tokenizer, labels, &device);
+    // The int8 encoder too: its activations are quantized row by row and its products summed
+    // exactly, so a row's values do not depend on the others either.
+    for precision in Precision::ALL {
+        let device = Device::flex();
+        let scheme = LabelScheme::Typed;
+        let (config, model) = load_pretrained(&dir, scheme.names().len(), &device).unwrap();
+        let tokenizer = TaggerTokenizer::from_file(&dir.join("tokenizer.json")).unwrap();
+        let labels = LabelsFile::new(
+            scheme,
+            Windowing {
+                max_len: 128,
+                overlap: 32,
+            },
+        );
+        let tagger =
+            Tagger::new(model, config, tokenizer, labels, &device).with_precision(precision);
+        same_bits_everywhere(&tagger, precision);
+    }
+}
 
+fn same_bits_everywhere(tagger: &Tagger, precision: Precision) {
     let owned = texts();
     let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
     // The reference: each text alone, one thread.
     let alone: Vec<Vec<Vec<u32>>> = texts
         .iter()
-        .map(|&text| bits(&tagger, &[text], 16_384, 1).pop().unwrap())
+        .map(|&text| bits(tagger, &[text], 16_384, 1).pop().unwrap())
         .collect();
     let windows: usize = alone.iter().map(Vec::len).sum();
     let lengths: std::collections::BTreeSet<usize> =
@@ -103,10 +111,10 @@ fn a_windows_probabilities_do_not_depend_on_its_batch() {
         (512, 1),
         (4096, 3),
     ] {
-        let together = bits(&tagger, &texts, budget, threads);
-        let backwards = bits(&tagger, &reversed, budget, threads);
+        let together = bits(tagger, &texts, budget, threads);
+        let backwards = bits(tagger, &reversed, budget, threads);
         for (t, want) in alone.iter().enumerate() {
-            let context = format!("text {t}, budget {budget}, {threads} thread(s)");
+            let context = format!("{precision}: text {t}, budget {budget}, {threads} thread(s)");
             same_bits(
                 &together[t],
                 want,

@@ -20,6 +20,7 @@ pub fn run(args: &BenchTaggerArgs, out: &mut dyn Write) -> Result<()> {
             seq: args.seq,
             device: args.device,
             random_init: args.random_init.clone(),
+            precision: args.precision,
         },
         out,
     )?;

@@ -131,6 +131,9 @@ fn tagger_job(args: &TaggerDetectArgs) -> Result<(MethodJob, Device)> {
     if let Some(budget) = args.token_budget {
         config.token_budget = budget;
     }
+    if args.precision.is_some() {
+        config.precision = args.precision;
+    }
     if let Some(confidence) = args.person_confidence {
         config.person_confidence = confidence;
     }
