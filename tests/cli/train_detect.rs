@@ -69,6 +69,25 @@ fn train_and_detect_with_the_real_weights() {
     let lines = std::fs::read_to_string(&spans).unwrap();
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert!(first["spans"].is_array(), "{first}");
+    // The same checkpoint in int8, and the summary says so.
+    let int8_spans = dir.path().join("int8.jsonl");
+    let detected = ok(&[
+        "detect",
+        "--model",
+        p(&ckpt),
+        "--docs",
+        p(&corpus.join("test.jsonl")),
+        "--out",
+        p(&int8_spans),
+        "--threshold",
+        "0.3",
+        "--precision",
+        "int8",
+    ]);
+    assert!(
+        detected.starts_with("tagger (6 layers, int8): "),
+        "{detected}"
+    );
     let bad = kanon(&[
         "detect",
         "--model",
