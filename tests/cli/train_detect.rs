@@ -88,6 +88,34 @@ fn train_and_detect_with_the_real_weights() {
         detected.starts_with("tagger (6 layers, int8): "),
         "{detected}"
     );
+    // Written at int8, the checkpoint detects at int8 by itself, the same spans.
+    let quantized = dir.path().join("ckpt.int8");
+    let written = ok(&["quantize", "--model", p(&ckpt), "--out", p(&quantized)]);
+    assert!(
+        written.starts_with("tagger (6 layers, int8) -> "),
+        "{written}"
+    );
+    assert!(quantized.join("precision.json").exists());
+    let again = dir.path().join("again.jsonl");
+    let detected = ok(&[
+        "detect",
+        "--model",
+        p(&quantized),
+        "--docs",
+        p(&corpus.join("test.jsonl")),
+        "--out",
+        p(&again),
+        "--threshold",
+        "0.3",
+    ]);
+    assert!(
+        detected.starts_with("tagger (6 layers, int8): "),
+        "{detected}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        std::fs::read_to_string(&int8_spans).unwrap()
+    );
     let bad = kanon(&[
         "detect",
         "--model",

@@ -310,6 +310,18 @@ impl Tagger {
         Ok(())
     }
 
+    /// Writes checkpoint `from` again at `precision` into `to` (atomically): the same config,
+    /// labels and tokenizer, the weights as that precision has them, `precision.json` unless
+    /// f32. Returns the tagger as written.
+    pub fn convert_checkpoint(from: &Path, to: &Path, precision: Precision) -> Result<Tagger> {
+        let device = crate::device::cpu();
+        let tagger = Tagger::load(from, &device)?.with_precision(precision);
+        kanon_core::io::atomic_dir(to, |dir| -> Result<()> {
+            tagger.save(dir, &from.join(TOKENIZER_FILE))
+        })?;
+        Ok(tagger)
+    }
+
     /// How texts are cut into windows: as the model was trained.
     pub fn windowing(&self) -> Windowing {
         self.labels.windowing()

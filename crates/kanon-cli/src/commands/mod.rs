@@ -29,6 +29,7 @@ mod label;
 mod label_explain;
 mod merge;
 mod models;
+mod quantize;
 mod quickstart;
 mod run;
 mod sanitize;
@@ -61,6 +62,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(args) => train::run(&args, &mut out),
         Command::Detect(args) => detect::run(&args, &mut out),
         Command::Merge(args) => merge::run(&args, &mut out),
+        Command::Quantize(args) => quantize::run(&args, &mut out),
         Command::Sanitize(args) => sanitize::run(&args, &mut out),
         Command::Certify(args) => certify::run(&args, &mut out),
         Command::Eval(EvalCommand::Spans(args)) => eval_spans::run(&args, &mut out),
