@@ -49,18 +49,25 @@ fn train_and_detect_with_the_real_weights() {
         "{message}"
     );
 
+    let test_docs = corpus.join("test.jsonl");
+    // `kanon detect` of the test documents with `model` into `out`, then `extra` options.
+    let detect = |model: &std::path::Path, out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "detect",
+            "--model",
+            p(model),
+            "--docs",
+            p(&test_docs),
+            "--out",
+            p(out),
+            "--threshold",
+            "0.3",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
     let spans = dir.path().join("spans.jsonl");
-    let detected = ok(&[
-        "detect",
-        "--model",
-        p(&ckpt),
-        "--docs",
-        p(&corpus.join("test.jsonl")),
-        "--out",
-        p(&spans),
-        "--threshold",
-        "0.3",
-    ]);
+    let detected = detect(&ckpt, &spans, &[]);
     // The summary says what ran: MiniLM's six layers, at full precision.
     assert!(
         detected.starts_with("tagger (6 layers, f32): "),
@@ -71,19 +78,7 @@ fn train_and_detect_with_the_real_weights() {
     assert!(first["spans"].is_array(), "{first}");
     // The same checkpoint in int8, and the summary says so.
     let int8_spans = dir.path().join("int8.jsonl");
-    let detected = ok(&[
-        "detect",
-        "--model",
-        p(&ckpt),
-        "--docs",
-        p(&corpus.join("test.jsonl")),
-        "--out",
-        p(&int8_spans),
-        "--threshold",
-        "0.3",
-        "--precision",
-        "int8",
-    ]);
+    let detected = detect(&ckpt, &int8_spans, &["--precision", "int8"]);
     assert!(
         detected.starts_with("tagger (6 layers, int8): "),
         "{detected}"
@@ -97,17 +92,7 @@ fn train_and_detect_with_the_real_weights() {
     );
     assert!(quantized.join("precision.json").exists());
     let again = dir.path().join("again.jsonl");
-    let detected = ok(&[
-        "detect",
-        "--model",
-        p(&quantized),
-        "--docs",
-        p(&corpus.join("test.jsonl")),
-        "--out",
-        p(&again),
-        "--threshold",
-        "0.3",
-    ]);
+    let detected = detect(&quantized, &again, &[]);
     assert!(
         detected.starts_with("tagger (6 layers, int8): "),
         "{detected}"

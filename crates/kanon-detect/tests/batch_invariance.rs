@@ -18,16 +18,7 @@ use kanon_tagger::{DetectConfig, LabelScheme};
 /// Documents JSONL lines of many window lengths: bundled biographies, some joined into
 /// documents of several windows, and a short one.
 fn documents() -> Vec<String> {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample/docs.jsonl");
-    let texts: Vec<String> = std::fs::read_to_string(&corpus)
-        .unwrap()
-        .lines()
-        .take(27)
-        .map(|line| {
-            let doc: serde_json::Value = serde_json::from_str(line).unwrap();
-            doc["text"].as_str().unwrap().to_owned()
-        })
-        .collect();
+    let texts = kanon_tagger::testing::sample_texts(27).unwrap();
     let mut docs: Vec<String> = texts[..15].to_vec();
     docs.extend(texts[15..].chunks(3).map(|group| group.join(" ")));
     docs.push("Lilian Albano was born in Graz.".into());

@@ -14,6 +14,23 @@ fn invalid(message: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::InvalidData, message.to_string())
 }
 
+/// The texts of the first `count` biographies of the bundled sample corpus
+/// (`corpora/sample/docs.jsonl`): real prose of many lengths for tests of real weights.
+pub fn sample_texts(count: usize) -> Result<Vec<String>> {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample/docs.jsonl");
+    std::fs::read_to_string(&corpus)?
+        .lines()
+        .take(count)
+        .map(|line| {
+            let doc: serde_json::Value = serde_json::from_str(line).map_err(invalid)?;
+            doc["text"]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| invalid(format!("{}: a line without text", corpus.display())))
+        })
+        .collect()
+}
+
 /// Writes `config.json`, `tokenizer.json` (a word-level vocabulary of `words`) and
 /// `model.safetensors` (random weights drawn from `seed`, under Hugging Face's names and layout)
 /// of a BERT with hidden size 16, one layer and two heads.

@@ -5,8 +5,6 @@
 //! all-minilm-l6-v2`).
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
-
 use burn::tensor::Device;
 use kanon_core::testing::{Requirement, skip};
 use kanon_tagger::checkpoint::{LabelsFile, Precision};
@@ -18,16 +16,7 @@ use kanon_tagger::{LabelScheme, Tagger};
 /// Texts whose windows take many lengths: the bundled biographies, some joined so that a text
 /// has several windows and a short last one, and texts of a few pieces (padded to 16).
 fn texts() -> Vec<String> {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample/docs.jsonl");
-    let docs: Vec<String> = std::fs::read_to_string(&corpus)
-        .unwrap()
-        .lines()
-        .take(24)
-        .map(|line| {
-            let doc: serde_json::Value = serde_json::from_str(line).unwrap();
-            doc["text"].as_str().unwrap().to_owned()
-        })
-        .collect();
+    let docs = kanon_tagger::testing::sample_texts(24).unwrap();
     let mut texts: Vec<String> = docs[..12].to_vec();
     for group in docs[12..].chunks(4) {
         texts.push(group.join(" "));

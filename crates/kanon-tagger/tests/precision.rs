@@ -4,8 +4,6 @@
 //! reads off agree with f32's.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
 use burn::tensor::Device;
 use kanon_core::testing::{Requirement, skip};
 use kanon_tagger::checkpoint::{LabelsFile, PRECISION_FILE, Precision};
@@ -119,16 +117,7 @@ fn int8_reads_the_same_labels_as_f32_on_real_weights() {
         skip(Requirement::Model("all-minilm-l6-v2"));
         return;
     };
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample/docs.jsonl");
-    let owned: Vec<String> = std::fs::read_to_string(&corpus)
-        .unwrap()
-        .lines()
-        .take(20)
-        .map(|line| {
-            let doc: serde_json::Value = serde_json::from_str(line).unwrap();
-            doc["text"].as_str().unwrap().to_owned()
-        })
-        .collect();
+    let owned = kanon_tagger::testing::sample_texts(20).unwrap();
     let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
     let device = Device::flex();
     let scheme = LabelScheme::Typed;
