@@ -10,8 +10,9 @@
 //!
 //! On a CPU with AVX-512 VNNI (Intel since Cascade Lake, AMD since Zen 4), each instruction sums
 //! 64 products of bytes into 16 `i32` lanes (`vpdpbusd`); elsewhere a plain loop computes the same
-//! integers. Integer sums are exact, so both paths give the same bits, checked at run time which
-//! one the CPU can take (the binary stays portable).
+//! integers. Integer sums are exact, so both paths give the same bits; which one runs is decided
+//! at run time from the CPU's features, so the binary stays portable. A layer's rows do not
+//! depend on one another (each row has its own scale), so int8 tagging is batch-invariant too.
 //!
 //! ```
 //! use kanon_tagger::int8::{Int8Linear, QuantizedRows};
