@@ -101,6 +101,7 @@ fn reid_greedy_masks_until_the_model_no_longer_names_the_person() {
                 checkpoint_every: 0,
                 ..ClassifierConfig::default()
             },
+            precision: Default::default(),
         },
         search: GreedySettings {
             top_k: 1,

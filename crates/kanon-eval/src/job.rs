@@ -376,6 +376,7 @@ mod tests {
                     checkpoint: "checkpoints/attacker".into(),
                     pretrained: "all-minilm-l6-v2".into(),
                     config: Default::default(),
+                    precision: Default::default(),
                 }),
             };
             for name in ["job.toml", "job.json"] {

@@ -208,6 +208,7 @@ fn the_neural_attacker_names_people_from_their_texts_and_not_from_suppressed_one
             checkpoint_every: 0,
             ..ClassifierConfig::default()
         },
+        precision: Default::default(),
     };
     let attacker = NeuralAttacker::load_or_train(&background, &job, &NoProgress).unwrap();
     let by_id = |id: &str| Some(id.to_owned());

@@ -24,13 +24,14 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::batching::by_length;
+use crate::checkpoint::Precision;
 use crate::checkpoint::{MODEL_CONFIG_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE, WEIGHTS_FILE};
 use crate::data::{TaggerTokenizer, windows};
 use crate::dataset::{Example, to_batch};
 use crate::encoder::mean_pooled;
 use crate::error::{Error, Result};
 use crate::fit::{RunState, Settings, Task, TrainOptions, fit, resume_error, step_seed};
-use crate::model::{BertConfig, BertTagger};
+use crate::model::{BertConfig, BertTagger, Int8Encoder};
 use crate::weights::{load_checkpoint, load_pretrained, weights_error};
 
 /// The checkpoint's class names and window length ([`ClassesFile`]).
@@ -240,6 +241,8 @@ pub fn window_cross_entropy(
 #[derive(Debug)]
 pub struct TextClassifier {
     model: BertTagger,
+    /// The encoder's linear maps in int8, at that precision.
+    int8: Option<Int8Encoder>,
     config: BertConfig,
     tokenizer: TaggerTokenizer,
     classes: ClassesFile,
@@ -258,11 +261,27 @@ impl TextClassifier {
     ) -> Self {
         TextClassifier {
             model: model.valid(),
+            int8: None,
             config,
             tokenizer,
             classes,
             device: device.clone(),
         }
+    }
+
+    /// The classifier computing its encoder's linear maps at `precision` (as
+    /// [`crate::Tagger::with_precision`]; the head stays f32).
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        match precision {
+            Precision::F32 => self.int8 = None,
+            Precision::Int8 if self.int8.is_none() => {
+                let int8 = Int8Encoder::quantize(&self.model);
+                self.model = int8.dequantize_into(self.model);
+                self.int8 = Some(int8);
+            }
+            Precision::Int8 => {}
+        }
+        self
     }
 
     /// The class names, in score order.
@@ -359,7 +378,13 @@ impl TextClassifier {
         for batch_indices in by_length(&lengths, SCORE_TOKEN_BUDGET) {
             let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
             let batch = to_batch(&refs, self.tokenizer.pad(), &self.device);
-            let logits = self.model.forward(batch.input_ids, batch.padding.clone());
+            let int8 = self
+                .int8
+                .as_ref()
+                .filter(|_| crate::device::is_cpu(&self.device));
+            let logits = self
+                .model
+                .forward_with(batch.input_ids, batch.padding.clone(), int8);
             let log_probs = log_softmax(pooled_logits(logits, batch.padding), 1);
             let values: Vec<f32> = log_probs
                 .into_data()

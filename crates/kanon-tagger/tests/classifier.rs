@@ -1,5 +1,5 @@
-//! The document classifier on a tiny random BERT: it learns four classes from their texts, its
-//! checkpoint round-trips, an interrupted training resumes to the same weights, and a damaged
+//! The document classifier on a tiny random BERT: it learns four classes from their texts (and
+//! names them in int8 too), its checkpoint round-trips, an interrupted training resumes to the same weights, and a damaged
 //! classes file is a clear error.
 #![allow(clippy::unwrap_used)]
 
@@ -7,6 +7,7 @@ use std::path::Path;
 
 use burn::tensor::Device;
 use kanon_core::NoProgress;
+use kanon_tagger::checkpoint::Precision;
 use kanon_tagger::classifier::{
     CLASSES_FILE, ClassifierConfig, ClassifierTrainJob, LabeledText, TextClassifier, train,
 };
@@ -91,6 +92,25 @@ fn it_learns_the_classes_and_its_checkpoint_round_trips() {
             .unwrap();
         assert_eq!(best, class, "{:?} scored {row:?}", queries[class]);
     }
+    // In int8 the classifier names the same classes, its log-probabilities within the
+    // quantization error of f32's.
+    let int8 = TextClassifier::load(&job.out, &Device::flex())
+        .unwrap()
+        .with_precision(Precision::Int8);
+    let int8_scores = int8.scores(&queries).unwrap();
+    for (class, (row, full)) in int8_scores.iter().zip(&scores).enumerate() {
+        let best = (0..row.len())
+            .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+            .unwrap();
+        assert_eq!(best, class, "int8: {:?} scored {row:?}", queries[class]);
+        for (a, b) in row.iter().zip(full) {
+            assert!(
+                (a - b).abs() < 0.1 * b.abs().max(1.0),
+                "int8 {a} against f32 {b}"
+            );
+        }
+    }
+    assert_ne!(int8_scores, scores, "int8 computed nothing of its own");
     // A text longer than a window is scored over all its windows, and an empty one still scores.
     let long = ["vienna songs alba"; 10].join(" ");
     let scores = classifier.scores(&[&long, ""]).unwrap();

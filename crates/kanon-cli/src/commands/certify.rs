@@ -67,6 +67,7 @@ pub fn run(args: &CertifyArgs, out: &mut dyn Write) -> Result<()> {
             checkpoint: checkpoint.clone(),
             pretrained: kanon_models::DEFAULT_ENCODER.into(),
             config: Default::default(),
+            precision: args.neural_precision,
         }),
         gate,
         sanitize,

@@ -79,6 +79,7 @@ fn reid_greedy(reid: &ReidGreedyArgs) -> Result<Method> {
             checkpoint: required(&reid.reid_model, "--reid-model")?,
             pretrained: kanon_models::DEFAULT_ENCODER.into(),
             config,
+            precision: Default::default(),
         },
         search: GreedySettings {
             top_k: reid.top_k.unwrap_or(defaults.top_k),

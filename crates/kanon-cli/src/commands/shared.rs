@@ -57,6 +57,7 @@ pub(super) fn neural_attacker(
         checkpoint: checkpoint.clone(),
         pretrained: args.neural_pretrained.clone(),
         config,
+        precision: args.neural_precision,
     }))
 }
 
