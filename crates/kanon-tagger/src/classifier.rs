@@ -272,15 +272,7 @@ impl TextClassifier {
     /// The classifier computing its encoder's linear maps at `precision` (as
     /// [`crate::Tagger::with_precision`]; the head stays f32).
     pub fn with_precision(mut self, precision: Precision) -> Self {
-        match precision {
-            Precision::F32 => self.int8 = None,
-            Precision::Int8 if self.int8.is_none() => {
-                let int8 = Int8Encoder::quantize(&self.model);
-                self.model = int8.dequantize_into(self.model);
-                self.int8 = Some(int8);
-            }
-            Precision::Int8 => {}
-        }
+        (self.model, self.int8) = Int8Encoder::switch(self.model, self.int8, precision);
         self
     }
 
@@ -378,13 +370,9 @@ impl TextClassifier {
         for batch_indices in by_length(&lengths, SCORE_TOKEN_BUDGET) {
             let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
             let batch = to_batch(&refs, self.tokenizer.pad(), &self.device);
-            let int8 = self
-                .int8
-                .as_ref()
-                .filter(|_| crate::device::is_cpu(&self.device));
-            let logits = self
-                .model
-                .forward_with(batch.input_ids, batch.padding.clone(), int8);
+            let logits =
+                self.model
+                    .forward_with(batch.input_ids, batch.padding.clone(), self.int8.as_ref());
             let log_probs = log_softmax(pooled_logits(logits, batch.padding), 1);
             let values: Vec<f32> = log_probs
                 .into_data()

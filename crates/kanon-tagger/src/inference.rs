@@ -238,20 +238,11 @@ impl Tagger {
         self
     }
 
-    /// The tagger computing its encoder's linear maps at `precision`. To int8, the weights are
-    /// quantized per output column and the model's f32 weights become the values they stand
-    /// for (so a device without the int8 path computes the same model); back to f32, the
-    /// model keeps those values.
+    /// The tagger computing its encoder's linear maps at `precision` ([`Int8Encoder::switch`]:
+    /// to int8 the model's f32 weights become the values the int8 ones stand for; back to f32
+    /// they stay so).
     pub fn with_precision(mut self, precision: Precision) -> Self {
-        match precision {
-            Precision::F32 => self.int8 = None,
-            Precision::Int8 if self.int8.is_none() => {
-                let int8 = Int8Encoder::quantize(&self.model);
-                self.model = int8.dequantize_into(self.model);
-                self.int8 = Some(int8);
-            }
-            Precision::Int8 => {}
-        }
+        (self.model, self.int8) = Int8Encoder::switch(self.model, self.int8, precision);
         self
     }
 
@@ -453,17 +444,12 @@ impl Tagger {
         // probabilities are then the same bits whatever the other documents, their order, the
         // token budget or the thread count (`batching::padded_length` says why).
         let positions = self.config.max_position_embeddings;
-        // The int8 kernels are the CPU's; elsewhere the f32 weights hold the same values.
-        let int8 = self
-            .int8
-            .as_ref()
-            .filter(|_| crate::device::is_cpu(&self.device));
         for (padded, batch_indices) in by_padded_length(&lengths, positions, token_budget) {
             let refs: Vec<&Example> = batch_indices.iter().map(|&i| &examples[i]).collect();
             let batch = to_padded_batch(&refs, self.tokenizer.pad(), padded, &self.device);
             let probabilities: Tensor<3> = softmax(
                 self.model
-                    .forward_with(batch.input_ids, batch.padding, int8),
+                    .forward_with(batch.input_ids, batch.padding, self.int8.as_ref()),
                 2,
             );
             let [_, seq, labels] = probabilities.dims();

@@ -17,6 +17,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, module};
 use kanon_core::PathContext;
 use serde::Deserialize;
 
+use crate::checkpoint::Precision;
 use crate::error::Error;
 use crate::int8::{Int8Linear, QuantizedRows};
 use crate::kernels::{dropout, gelu, host_values};
@@ -278,6 +279,26 @@ impl Int8Encoder {
         Int8Encoder { layers }
     }
 
+    /// `model` and its int8 encoder (`int8`, if any) switched to `precision`: to int8, the
+    /// weights are quantized per output column and the model's f32 weights become the values
+    /// they stand for (so a device without the int8 path computes the same model); back to f32,
+    /// the int8 encoder goes and the model keeps those values. What `Tagger` and
+    /// `TextClassifier` do on `with_precision`.
+    pub fn switch(
+        model: BertTagger,
+        int8: Option<Int8Encoder>,
+        precision: Precision,
+    ) -> (BertTagger, Option<Int8Encoder>) {
+        match (precision, int8) {
+            (Precision::F32, _) => (model, None),
+            (Precision::Int8, Some(int8)) => (model, Some(int8)),
+            (Precision::Int8, None) => {
+                let int8 = Int8Encoder::quantize(&model);
+                (int8.dequantize_into(model), Some(int8))
+            }
+        }
+    }
+
     /// The model with its encoder's linear weights replaced by what the int8 ones stand for
     /// (`q · s`): what a device without the int8 path computes, and what a checkpoint of this
     /// precision stores (quantizing those weights again gives the same integers).
@@ -448,8 +469,9 @@ impl BertTagger {
         self.encode_with(input_ids, padding, None)
     }
 
-    /// [`BertTagger::encode`], the encoder's linear maps in int8 where `int8` is given (CPU
-    /// inference; see [`Int8Encoder`]).
+    /// [`BertTagger::encode`], the encoder's linear maps in int8 where `int8` is given and the
+    /// model is on the CPU (the int8 kernels are the CPU's; elsewhere the f32 weights hold the
+    /// same values: see [`Int8Encoder`]).
     pub fn encode_with(
         &self,
         input_ids: Tensor<2, Int>,
@@ -468,8 +490,10 @@ impl BertTagger {
             + e.token_type_embeddings.forward(token_types);
         let mut hidden = dropout(&e.dropout, e.layer_norm.forward(embedded));
         // burn's fused attention has no dropout and no backward pass: inference only.
-        let fused = !hidden.is_autodiff() && crate::device::is_cpu(&device);
+        let on_cpu = crate::device::is_cpu(&device);
+        let fused = !hidden.is_autodiff() && on_cpu;
         let padding = PaddingMask::new(padding, fused);
+        let int8 = int8.filter(|_| on_cpu);
         for (index, layer) in self.layers.iter().enumerate() {
             let int8 = int8.and_then(|int8| int8.layers.get(index));
             hidden = layer.forward_with(hidden, &padding, int8);
