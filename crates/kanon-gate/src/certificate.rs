@@ -42,6 +42,10 @@ pub enum CapReason {
     Rounds,
     /// Nothing left to escalate: every entity at its label and no word the attackers lean on.
     NothingLeft,
+    /// BM25 would still name the person whatever the gate masked within the cap: its lead over
+    /// every other candidate is more than the maskable words left could take (checked each
+    /// round, [`GateConfig::cap_out_of_reach`](crate::GateConfig::cap_out_of_reach)).
+    OutOfReach,
 }
 
 /// One escalation, in the order made.

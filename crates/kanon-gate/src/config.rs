@@ -77,6 +77,15 @@ pub struct GateConfig {
     /// attacker still fails without it: greedy masking picks a word for the text as it was, and
     /// words masked later may make it unneeded.
     pub prune: bool,
+    /// Cap a document as soon as BM25 is bound to keep naming its person whatever the gate
+    /// masks within `max_words_changed` (a bound over every other candidate, checked each
+    /// round), instead of masking on until the cap: the words would be spent on a document
+    /// that is not released anyway.
+    pub cap_out_of_reach: bool,
+    /// Guide BM25's masking against the other person the fewest masked words would put ahead
+    /// of the document's person (a fractional-knapsack estimate over the maskable words), not
+    /// against its runner-up.
+    pub easiest_rival: bool,
 }
 
 impl Default for GateConfig {
@@ -96,6 +105,8 @@ impl Default for GateConfig {
             rank_depth: 100,
             batch: 16,
             prune: true,
+            cap_out_of_reach: true,
+            easiest_rival: true,
         }
     }
 }
@@ -212,6 +223,8 @@ impl GateConfigBuilder {
         rank_depth: usize,
         batch: usize,
         prune: bool,
+        cap_out_of_reach: bool,
+        easiest_rival: bool,
     );
 
     /// The config, validated.

@@ -196,6 +196,11 @@ impl<'a> Gate<'a> {
                     state.outcome = Some((status, None, observation));
                 } else if round == self.config.max_rounds {
                     state.outcome = Some((Status::Capped, Some(CapReason::Rounds), observation));
+                } else if self.config.cap_out_of_reach
+                    && self.bm25_out_of_reach(&docs[i], state, &observation)?
+                {
+                    state.outcome =
+                        Some((Status::Capped, Some(CapReason::OutOfReach), observation));
                 } else if let Some(reason) =
                     self.escalate(&docs[i], state, &observation, round + 1)?
                 {
@@ -520,6 +525,43 @@ impl<'a> Gate<'a> {
         (!pending.is_empty()).then_some((constraints, pending))
     }
 
+    /// Whether BM25 is bound to keep naming the document's person whatever the gate masks
+    /// within the cap, so that masking more would spend words on a document that ends capped
+    /// anyway. Checked only once the KG attacker is satisfied: from then on the gate only masks
+    /// words outside replacements (removing terms never makes Algorithm 1 object). True when
+    /// fewer than `top_k` other people could overtake the person with the words left
+    /// ([`Reach::words_to_overtake`]).
+    fn bm25_out_of_reach(
+        &self,
+        doc: &GateInput<'_>,
+        state: &State,
+        observation: &Observation,
+    ) -> Result<bool> {
+        let (Some(lexicon), Some(person)) = (self.lexicon, doc.person) else {
+            return Ok(false);
+        };
+        if observation.kg_fails() {
+            return Ok(false);
+        }
+        let Some(slot) = self.attackers.iter().position(|a| a.name() == "bm25") else {
+            return Ok(false);
+        };
+        let (_, succeeded, scores) = &observation.reid[slot];
+        if !*succeeded || !scores[person].is_finite() {
+            return Ok(false);
+        }
+        let sanitized = &state.sanitized;
+        let (changed, total) = words_changed_count(doc.text, &sanitized.document);
+        let allowed = ((self.config.max_words_changed + 1e-12) * total as f64).floor() as usize;
+        let budget = allowed.saturating_sub(changed) as f64;
+        let reach = Reach::new(lexicon, self.sanitizer, sanitized, scores, person)?;
+        let within = (0..scores.len())
+            .filter(|&rival| rival != person && reach.words_to_overtake(rival) <= budget)
+            .take(self.config.top_k)
+            .count();
+        Ok(within < self.config.top_k)
+    }
+
     /// Masks of the words the re-identification attackers lean on most, most helpful set
     /// first, then smaller sets (so that a cap that refuses several words may allow one).
     fn reid_moves(
@@ -551,7 +593,9 @@ impl<'a> Gate<'a> {
     /// The output's words outside every replacement, grouped by form, ranked by how much the
     /// attackers together lean on them: per attacker, the fall in the margin of its target
     /// (the person, or its first candidate when the person is unknown) over its best other
-    /// candidate when the word goes, as a share of its largest; attackers still succeeding
+    /// candidate (for a succeeding BM25 with `easiest_rival`, over the candidate the fewest
+    /// masked words would put ahead) when the word goes, as a share of its largest; attackers
+    /// still succeeding
     /// weigh 1, a BM25 that no longer does 1/4 (a model that no longer does is not asked: its
     /// leave-one-out is the gate's dearest step); a word beside a replaced or masked span weighs
     /// `1 + adjacency_bonus` times more; a form is ranked by that weight per occurrence masked.
@@ -604,7 +648,21 @@ impl<'a> Gate<'a> {
             };
             let drops: Vec<f64> = if attacker.name() == "bm25" {
                 let own = lexical(target)?;
-                let other = match rival(scores, target) {
+                // The rival the fewest masked words would put ahead, which need not be the
+                // runner-up: one whose text shares more of the document's rarer words may lie
+                // behind by more and still be overtaken sooner.
+                let easiest = if self.config.easiest_rival && *succeeded {
+                    let reach = Reach::new(lexicon, self.sanitizer, sanitized, scores, target)?;
+                    (0..scores.len())
+                        .filter(|&r| r != target)
+                        .map(|r| (reach.words_to_overtake(r), r))
+                        .filter(|(words, _)| words.is_finite())
+                        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                        .map(|(_, r)| r)
+                } else {
+                    None
+                };
+                let other = match easiest.or_else(|| rival(scores, target)) {
                     Some(r) => lexical(r)?,
                     None => vec![0.0; forms.len()],
                 };
@@ -810,14 +868,122 @@ fn output_of(sanitized: &Sanitized, span: &Span) -> Option<OutputSpan> {
         })
 }
 
+/// How far BM25's scores for an output can move under the gate's masks: a text's score for
+/// anyone can only lose the weights of forms every occurrence of which is maskable (outside
+/// replacements, no function word, mappable to the original), each occurrence costing one
+/// original word, and gain the weights of the placeholder's forms.
+struct Reach {
+    person: usize,
+    own: f64,
+    scores: Vec<f64>,
+    /// Per maskable form: its weight for everyone, and its occurrences.
+    maskable: Vec<(Vec<f64>, f64)>,
+    /// The placeholder's forms the output lacks: their weights for everyone.
+    added: Vec<Vec<f64>>,
+}
+
+impl Reach {
+    fn new(
+        lexicon: &Bm25Attacker,
+        sanitizer: &Sanitizer<'_>,
+        sanitized: &Sanitized,
+        scores: &[f32],
+        person: usize,
+    ) -> Result<Self> {
+        let mut occurrences: BTreeMap<String, Option<usize>> = BTreeMap::new();
+        for token in lexicon.tokens(&sanitized.document.text)? {
+            let range = token.chars.clone();
+            let maskable = !sanitized.replaced.iter().any(|r| overlaps(r, &range))
+                && !kanon_core::text::is_stopword(&token.form)
+                && sanitized.original_range(range).is_some();
+            let entry = occurrences.entry(token.form).or_insert(Some(0));
+            *entry = entry.filter(|_| maskable).map(|n| n + 1);
+        }
+        let people = scores.len();
+        let mut maskable = Vec::new();
+        for (form, count) in &occurrences {
+            if let Some(count) = *count {
+                maskable.push((dense_weights(lexicon, form, people)?, count as f64));
+            }
+        }
+        let added = lexicon
+            .tokens(&sanitizer.config().placeholder)?
+            .into_iter()
+            .filter(|token| !occurrences.contains_key(&token.form))
+            .map(|token| dense_weights(lexicon, &token.form, people))
+            .collect::<Result<_>>()?;
+        // No word in common yet: a score is the empty sum once it has one.
+        let scores: Vec<f64> = scores
+            .iter()
+            .map(|&s| if s.is_finite() { f64::from(s) } else { 0.0 })
+            .collect();
+        Ok(Reach {
+            person,
+            own: scores[person],
+            scores,
+            maskable,
+            added,
+        })
+    }
+
+    /// A lower bound on the words to mask before `rival` scores at least as high as the person:
+    /// the fractional knapsack over the maskable forms, each worth its weight for the person
+    /// less its weight for the rival per occurrence (infinite when all of them would not do).
+    fn words_to_overtake(&self, rival: usize) -> f64 {
+        let (person, tolerance) = (self.person, 1e-4 * (self.own.abs() + 1.0));
+        let added: f64 = self
+            .added
+            .iter()
+            .map(|weights| (weights[rival] - weights[person]).max(0.0))
+            .sum();
+        let mut lead = self.own - self.scores[rival] - added - tolerance;
+        if lead <= 0.0 {
+            return 0.0;
+        }
+        let mut gains: Vec<(f64, f64)> = self
+            .maskable
+            .iter()
+            .map(|(weights, cost)| (weights[person] - weights[rival], *cost))
+            .filter(|&(gain, _)| gain > 0.0)
+            .collect();
+        gains.sort_by(|a, b| (b.0 / b.1).total_cmp(&(a.0 / a.1)));
+        let mut words = 0.0;
+        for (gain, cost) in gains {
+            if gain >= lead {
+                return words + cost * lead / gain;
+            }
+            lead -= gain;
+            words += cost;
+        }
+        f64::INFINITY
+    }
+}
+
+/// A form's BM25 weight for every person of the background (0 where their text lacks it).
+fn dense_weights(lexicon: &Bm25Attacker, form: &str, people: usize) -> Result<Vec<f64>> {
+    let mut dense = vec![0.0; people];
+    for &(person, weight) in lexicon.weights(form)?.iter() {
+        if let Some(slot) = dense.get_mut(person) {
+            *slot = f64::from(weight);
+        }
+    }
+    Ok(dense)
+}
+
 /// The share of the original's words (runs of letters and digits) an edit touches, as
 /// `kanon eval utility` counts them.
 pub fn words_changed(original: &str, document: &SanitizedDocument) -> f64 {
-    let chars: Vec<char> = original.chars().collect();
-    let words = kanon_core::text::word_ranges(&chars);
-    if words.is_empty() {
+    let (changed, total) = words_changed_count(original, document);
+    if total == 0 {
         return 0.0;
     }
+    changed as f64 / total as f64
+}
+
+/// The original's words an edit touches, and all its words.
+fn words_changed_count(original: &str, document: &SanitizedDocument) -> (usize, usize) {
+    let chars: Vec<char> = original.chars().collect();
+    let words = kanon_core::text::word_ranges(&chars);
     let changed = words
         .iter()
         .filter(|word| {
@@ -827,5 +993,5 @@ pub fn words_changed(original: &str, document: &SanitizedDocument) -> f64 {
                 .any(|edit| edit.start < word.end && word.start < edit.end)
         })
         .count();
-    changed as f64 / words.len() as f64
+    (changed, words.len())
 }

@@ -43,6 +43,9 @@ pub struct GateSummary {
     pub words_changed_before: f64,
     /// After.
     pub words_changed_after: f64,
+    /// After, over the documents released (passed or escalated) only.
+    #[serde(default)]
+    pub words_changed_released: f64,
     /// Escalation rounds, over all documents.
     pub rounds: usize,
     /// Masks undone by pruning, over all documents.
@@ -62,6 +65,7 @@ impl GateSummary {
             ..GateSummary::default()
         };
         let (mut total, mut before, mut after) = (0.0, 0.0, 0.0);
+        let (mut released_total, mut released_after) = (0.0, 0.0);
         let mut firsts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
         for certificate in certificates {
             match certificate.status {
@@ -82,6 +86,10 @@ impl GateSummary {
             total += n;
             before += n * certificate.words_changed.before;
             after += n * certificate.words_changed.after;
+            if certificate.status != Status::Capped {
+                released_total += n;
+                released_after += n * certificate.words_changed.after;
+            }
             if certificate.person_known {
                 summary.attacked_documents += 1;
                 for (name, outcome) in &certificate.attackers {
@@ -104,6 +112,9 @@ impl GateSummary {
         if total > 0.0 {
             summary.words_changed_before = before / total;
             summary.words_changed_after = after / total;
+        }
+        if released_total > 0.0 {
+            summary.words_changed_released = released_after / released_total;
         }
         summary
     }
@@ -136,9 +147,10 @@ impl GateSummary {
             self.kg_objecting_before, self.documents, self.kg_objecting_after
         );
         out += &format!(
-            "Words changed: {:.1} % before, {:.1} % after; {} escalation rounds; {:.2} documents/s.\n",
+            "Words changed: {:.1} % before, {:.1} % after ({:.1} % of the released documents' words); {} escalation rounds; {:.2} documents/s.\n",
             100.0 * self.words_changed_before,
             100.0 * self.words_changed_after,
+            100.0 * self.words_changed_released,
             self.rounds,
             self.documents_per_second
         );

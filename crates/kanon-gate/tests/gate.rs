@@ -314,6 +314,75 @@ fn the_bm25_attacker_is_made_to_fail_by_masking_what_it_leans_on() {
     );
 }
 
+/// A document whose person BM25 names by many words of their own text: with too few words
+/// left under the cap, the gate caps it at once (`OutOfReach`) instead of masking up to the cap;
+/// and wherever it does so, masking on would have ended capped too (the bound is sound), while
+/// documents that can pass come out the same with the check and without.
+#[test]
+fn a_document_bm25_names_whatever_the_cap_allows_is_capped_at_once() {
+    let background = kanon_core::background::Background::new(vec![
+        ("lilian".into(), Some("Lilian Albano is an Austrian chemist, known for the Albano reaction; she plays the violin.".into())),
+        ("tomas".into(), Some("Tomas Varga is a Hungarian chemist and footballer from Debrecen.".into())),
+        ("anna".into(), Some("Anna Huber is an Austrian painter from Linz.".into())),
+        ("eva".into(), Some("Eva Gruber is a German chemist and singer.".into())),
+    ]);
+    let bm25 = Bm25Attacker::new(&background).unwrap();
+    let sanitizer = masking(Strategy::Label);
+    let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
+    let gate_with = |cap: f64, out_of_reach: bool| {
+        let config = GateConfig::builder()
+            .attackers(vec![AttackerKind::Bm25])
+            .max_words_changed(cap)
+            .max_rounds(60)
+            .cap_out_of_reach(out_of_reach)
+            .build()
+            .unwrap();
+        Gate::new(config, &sanitizer, None, attackers.clone(), Some(&bm25)).unwrap()
+    };
+    let close =
+        "Lilian Albano, an Austrian chemist known for the Albano reaction, plays the violin.";
+    let mentions = [Mention::new(0, 13, EntityType::Person)];
+    let early = certify_one(&gate_with(0.45, true), close, &mentions, Some(0));
+    assert_eq!(early.certificate.status, Status::Capped);
+    assert_eq!(
+        early.certificate.capped,
+        Some(kanon_gate::CapReason::OutOfReach)
+    );
+    assert_eq!(early.certificate.rounds, 0);
+    assert_eq!(
+        early.certificate.words_changed.after,
+        early.certificate.words_changed.before
+    );
+    let late = certify_one(&gate_with(0.45, false), close, &mentions, Some(0));
+    assert_eq!(late.certificate.status, Status::Capped);
+    assert!(
+        late.certificate.words_changed.after > late.certificate.words_changed.before,
+        "{late:?}"
+    );
+    let far = "Lilian Albano is a chemist who found a reaction and plays the violin.";
+    let mut out_of_reach = 0;
+    let mut passed = 0;
+    for text in [close, far] {
+        for tenths in 1..=9 {
+            let cap = f64::from(tenths) / 10.0;
+            let with = certify_one(&gate_with(cap, true), text, &mentions, Some(0));
+            let without = certify_one(&gate_with(cap, false), text, &mentions, Some(0));
+            if with.certificate.capped == Some(kanon_gate::CapReason::OutOfReach) {
+                out_of_reach += 1;
+                assert_eq!(
+                    without.certificate.status,
+                    Status::Capped,
+                    "{text} at {cap}"
+                );
+            } else {
+                assert_eq!(with, without, "{text} at {cap}");
+            }
+            passed += usize::from(without.certificate.status != Status::Capped);
+        }
+    }
+    assert!(out_of_reach >= 2 && passed >= 2, "{out_of_reach} {passed}");
+}
+
 /// Facts drawn from a small vocabulary, so that people share some and not others.
 fn facts_strategy() -> impl proptest::strategy::Strategy<Value = Vec<(usize, usize, usize)>> {
     prop::collection::vec((0usize..3, 0usize..2, 0usize..4), 4..14)
@@ -376,9 +445,9 @@ proptest! {
     }
 }
 
-/// Greedy masking takes `linz`, then `chemist`, then `debrecen` (each the word BM25 leaned on
-/// most for the person over the runner-up of the moment); with the other two gone, `debrecen`
-/// alone names no one first, so pruning undoes it.
+/// Greedy masking guided against the runner-up of the moment takes `linz`, then `chemist`, then
+/// `debrecen`; with the other two gone, `debrecen` alone names no one first, so pruning undoes
+/// it. Guided against the easiest rival, the greedy makes only the two masks needed.
 #[test]
 fn masks_made_unneeded_by_later_ones_are_undone() {
     let background = kanon_core::background::Background::new(vec![
@@ -405,6 +474,7 @@ fn masks_made_unneeded_by_later_ones_are_undone() {
             .attackers(vec![AttackerKind::Bm25])
             .max_words_changed(0.9)
             .prune(prune)
+            .easiest_rival(false)
             .build()
             .unwrap();
         let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
@@ -413,6 +483,22 @@ fn masks_made_unneeded_by_later_ones_are_undone() {
     };
     let greedy = run(false);
     let pruned = run(true);
+    // Guided against the rival the fewest masked words put ahead (`anna`, who shares
+    // `debrecen`: `linz` and `chemist` are all that set the person apart from her), the greedy
+    // itself stops at the two masks needed.
+    let easiest = {
+        let config = GateConfig::builder()
+            .attackers(vec![AttackerKind::Bm25])
+            .max_words_changed(0.9)
+            .prune(false)
+            .build()
+            .unwrap();
+        let attackers: Vec<&dyn ReidAttacker> = vec![&bm25];
+        let gate = Gate::new(config, &sanitizer, None, attackers, Some(&bm25)).unwrap();
+        certify_one(&gate, text, &mentions, Some(0))
+    };
+    assert_eq!(easiest.document.text, pruned.document.text);
+    assert_eq!(easiest.certificate.status, Status::Escalated);
     assert_eq!(
         greedy.document.text,
         "PERSON is *** painter *** *** painter."
