@@ -73,22 +73,10 @@ pub fn small_index(people: usize, seed: u64) -> (tempfile::TempDir, PathBuf, Pat
 
 /// The MiniLM weights in the model cache, when `kanon models fetch all-minilm-l6-v2` has run.
 pub fn cached_minilm() -> Option<PathBuf> {
-    let root = std::env::var_os("KANON_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/kanon/models")))?;
-    let dir = root.join("all-minilm-l6-v2");
-    dir.join("model.safetensors").exists().then_some(dir)
+    kanon_models::cached("all-minilm-l6-v2")
 }
 
 /// The SmolLM2 GGUF in the model cache, when `kanon models fetch smollm2-135m-instruct` has run.
 pub fn cached_smollm2() -> Option<PathBuf> {
-    let root = std::env::var_os("KANON_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/kanon/models")))?;
-    let dir = root.join("smollm2-135m-instruct");
-    std::fs::read_dir(&dir)
-        .ok()?
-        .flatten()
-        .any(|entry| entry.path().extension().is_some_and(|e| e == "gguf"))
-        .then_some(dir)
+    kanon_models::cached("smollm2-135m-instruct")
 }

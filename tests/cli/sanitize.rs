@@ -440,13 +440,8 @@ fn gold_wiki553_spans_leave_no_direct_identifier() {
 
 #[test]
 fn the_embedded_model_sanitizes_a_short_document() {
-    let cached = kanon_models::spec("smollm2-135m-instruct")
-        .ok()
-        .and_then(|spec| kanon_models::Cache::from_env().find(spec));
+    let cached = kanon_models::cached_or_skip("smollm2-135m-instruct");
     if cached.is_none() {
-        kanon_core::testing::skip(kanon_core::testing::Requirement::Model(
-            "smollm2-135m-instruct",
-        ));
         return;
     }
     let fixture = Fixture::new();

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use burn::tensor::Device;
 use kanon_core::NoProgress;
 use kanon_core::shard::{Shard, ShardSet, merge_jsonl};
-use kanon_core::testing::{Requirement, skip};
 use kanon_detect::job::{Method, MethodJob, run};
 use kanon_tagger::dataset::Windowing;
 use kanon_tagger::{DetectConfig, LabelScheme};
@@ -63,11 +62,7 @@ fn detect(
 
 #[test]
 fn the_spans_file_does_not_depend_on_budget_threads_order_or_shards() {
-    let Some(pretrained) = kanon_models::spec("all-minilm-l6-v2")
-        .ok()
-        .and_then(|s| kanon_models::Cache::from_env().find(s))
-    else {
-        skip(Requirement::Model("all-minilm-l6-v2"));
+    let Some(pretrained) = kanon_models::cached_or_skip("all-minilm-l6-v2") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

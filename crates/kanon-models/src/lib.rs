@@ -474,6 +474,26 @@ pub fn spec(name: &str) -> Result<&'static ModelSpec> {
         .ok_or_else(|| Error::UnknownModel(name.to_owned()))
 }
 
+/// The model's directory in the cache of the environment ([`Cache::from_env`]) when it is known
+/// and cached complete.
+pub fn cached(name: &str) -> Option<PathBuf> {
+    spec(name)
+        .ok()
+        .and_then(|spec| Cache::from_env().find(spec))
+}
+
+/// For a test that needs the real weights: [`cached`], or else a reported skip (a failure where
+/// the environment requires the models, [`kanon_core::testing::skip`]) and `None`, on which the
+/// test returns.
+#[track_caller]
+pub fn cached_or_skip(name: &'static str) -> Option<PathBuf> {
+    let found = cached(name);
+    if found.is_none() {
+        kanon_core::testing::skip(kanon_core::testing::Requirement::Model(name));
+    }
+    found
+}
+
 /// A pretrained BERT checkpoint: a directory holding `config.json` as it is, else a model of the
 /// cache (`$KANON_CACHE`) by name, which must have been fetched.
 pub fn resolve_pretrained(name_or_dir: &str) -> Result<PathBuf> {

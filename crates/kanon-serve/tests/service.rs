@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use burn::tensor::Device;
-use kanon_core::testing::{Requirement, skip};
 use kanon_core::{Document, NoProgress, Span};
 use kanon_detect::Detector;
 use kanon_detect::job::{Method, MethodJob};
@@ -439,11 +438,7 @@ fn past_its_limits_the_service_answers_429_or_503_and_finishes_requests_at_shutd
 /// tagger) served: /analyze and /v1/detect agree with `kanon detect` byte for byte.
 #[test]
 fn the_real_minilm_tagger_served_answers_as_the_library_does() {
-    let Some(pretrained) = kanon_models::spec("all-minilm-l6-v2")
-        .ok()
-        .and_then(|s| kanon_models::Cache::from_env().find(s))
-    else {
-        skip(Requirement::Model("all-minilm-l6-v2"));
+    let Some(pretrained) = kanon_models::cached_or_skip("all-minilm-l6-v2") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used)]
 
 use burn::tensor::Device;
-use kanon_core::testing::{Requirement, skip};
 use kanon_tagger::checkpoint::{LabelsFile, Precision};
 use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::Windowing;
@@ -46,11 +45,7 @@ fn bits(tagger: &Tagger, texts: &[&str], budget: usize, threads: usize) -> Vec<V
 
 #[test]
 fn a_windows_probabilities_do_not_depend_on_its_batch() {
-    let Some(dir) = kanon_models::spec("all-minilm-l6-v2")
-        .ok()
-        .and_then(|s| kanon_models::Cache::from_env().find(s))
-    else {
-        skip(Requirement::Model("all-minilm-l6-v2"));
+    let Some(dir) = kanon_models::cached_or_skip("all-minilm-l6-v2") else {
         return;
     };
     // The int8 encoder too: its activations are quantized row by row and its products summed

@@ -41,11 +41,7 @@ fn an_embedding_does_not_depend_on_its_batch() {
 
 #[test]
 fn related_phrases_are_closer_on_the_real_weights() {
-    let Some(dir) = kanon_models::spec("all-minilm-l6-v2")
-        .ok()
-        .and_then(|s| kanon_models::Cache::from_env().find(s))
-    else {
-        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
+    let Some(dir) = kanon_models::cached_or_skip("all-minilm-l6-v2") else {
         return;
     };
     let encoder = SentenceEncoder::load(&dir, &Device::flex()).unwrap();

@@ -12,11 +12,7 @@ const TOLERANCE: f32 = 1e-4;
 
 #[test]
 fn hidden_states_match_the_reference() {
-    let Some(dir) = kanon_models::spec("all-minilm-l6-v2")
-        .ok()
-        .and_then(|s| kanon_models::Cache::from_env().find(s))
-    else {
-        kanon_core::testing::skip(kanon_core::testing::Requirement::Model("all-minilm-l6-v2"));
+    let Some(dir) = kanon_models::cached_or_skip("all-minilm-l6-v2") else {
         return;
     };
     let fixture: serde_json::Value =

@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used)]
 
 use burn::tensor::Device;
-use kanon_core::testing::{Requirement, skip};
 use kanon_tagger::checkpoint::{LabelsFile, PRECISION_FILE, Precision};
 use kanon_tagger::data::TaggerTokenizer;
 use kanon_tagger::dataset::Windowing;
@@ -110,11 +109,7 @@ fn an_int8_checkpoint_round_trips_with_its_precision() {
 
 #[test]
 fn int8_reads_the_same_labels_as_f32_on_real_weights() {
-    let Some(dir) = kanon_models::spec("all-minilm-l6-v2")
-        .ok()
-        .and_then(|s| kanon_models::Cache::from_env().find(s))
-    else {
-        skip(Requirement::Model("all-minilm-l6-v2"));
+    let Some(dir) = kanon_models::cached_or_skip("all-minilm-l6-v2") else {
         return;
     };
     let owned = kanon_tagger::testing::sample_texts(20).unwrap();
