@@ -19,7 +19,7 @@ const SCRIPTED: &str = r#"{"backend": "scripted", "name": "cli-test",
     ["Phrase: Tromsø", "1. a city in northern Norway\n2. a Norwegian city\n3. a city"],
     ["Phrase: Labour Party", "1. a Norwegian political party\n2. a political party"],
     ["Phrase: Bergen", "1. a Norwegian city\n2. a European city"],
-    ["[[a city in northern Norway]]", "1. Tromsø\n2. Bodø"],
+    ["[[a city in Hordaland]]", "1. Bergen\n2. Bodø"],
     ["[[a Norwegian political party]]", "1. the Labour Party"]
   ],
   "fallback": "1. Oslo\n2. 1999-01-01"}"#;
@@ -90,15 +90,18 @@ fn sanitizes_detector_spans_and_reruns_from_the_cache() {
     assert_eq!(
         texts,
         [
-            "PERSON 1 was born in a Norwegian city in August 2003 and joined a political party.",
-            "PERSON 1 moved to a city in Hordaland in the late 1990s.",
+            // No hierarchy knows Tromsø, so nothing could confirm a model's generalization of
+            // it: the model is not asked, and the place keeps its label. Where a hierarchy
+            // answers, its rungs are the candidates, and the model only attacks them.
+            "PERSON 1 was born in LOC 1 in August 2003 and joined a political party.",
+            "PERSON 1 moved to a city in Norway in the late 1990s.",
             "Nothing to hide here.",
         ]
     );
-    let edit = &docs[0]["edits"][1];
-    assert_eq!(edit["start"], 22);
-    assert_eq!(edit["original_type"], "LOC");
-    assert_eq!(edit["replacement"], "a Norwegian city");
+    assert_eq!(docs[0]["edits"][1]["reason"], "no-candidates");
+    let edit = &docs[1]["edits"][1];
+    assert_eq!(edit["start"], 19);
+    assert_eq!(edit["replacement"], "a city in Norway");
     assert_eq!(edit["choice"], 2);
     assert_eq!(edit["reason"], "not-guessed");
     // A span without a type is MISC.
@@ -175,10 +178,19 @@ fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(audit.len(), 3, "one audit line per document");
-    let city = &audit[0]["entities"][1];
-    assert_eq!(city["mentions"][0]["text"], "Tromsø");
-    assert_eq!(city["attacks"][0]["guesses"][0]["text"], "Tromsø");
+    let city = &audit[1]["entities"][1];
+    assert_eq!(city["mentions"][0]["text"], "Bergen");
+    assert_eq!(city["attacks"][0]["guesses"][0]["text"], "Bergen");
     assert_eq!(city["attacks"][0]["guesses"][0]["matched"], "exact");
+    // By default the model only attacks: the hierarchies' rungs and the date ladder are the
+    // candidates, and nothing could confirm a generalization of Tromsø.
+    for document in &audit {
+        for entity in document["entities"].as_array().unwrap() {
+            for candidate in entity["candidates"].as_array().into_iter().flatten() {
+                assert_ne!(candidate["source"], "model", "{candidate}");
+            }
+        }
+    }
     for original in [
         "Zoë Ølund",
         "Tromsø",
@@ -190,7 +202,7 @@ fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
     ] {
         assert!(!shareable.contains(original), "{original} in {shareable}");
     }
-    assert!(!shareable.contains("candidates") && !shareable.contains("guesses"));
+    assert!(!shareable.contains("\"candidates\":") && !shareable.contains("\"guesses\":"));
     // The audit holds the originals: it is its owner's alone, the shareable output is not.
     #[cfg(unix)]
     {

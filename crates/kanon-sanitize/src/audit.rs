@@ -36,6 +36,11 @@ pub enum Rejection {
     EchoesInstructions,
     /// It ends in a preposition, an article or a conjunction.
     Unfinished,
+    /// kanon's hierarchies do not confirm it (`model_candidates = "verified"`, or `"checked"`
+    /// where they know the entity): a model's candidate that may be false.
+    Unconfirmed,
+    /// It ranks or praises rather than generalizes (`the most prestigious university`).
+    Judgement,
     /// It repeats an earlier candidate.
     Duplicate,
     /// More candidates were proposed than the config keeps.

@@ -192,6 +192,9 @@ pub struct SanitizerConfig {
     pub max_tokens: u32,
     /// Where generalizations come from.
     pub candidate_sources: CandidateSources,
+    /// Which of the model's generalizations may be used: by default only those kanon's
+    /// hierarchies confirm (a small model's are mostly false); `any` for INTACT as published.
+    pub model_candidates: crate::verify::ModelCandidates,
     /// How generalizations are asked for.
     pub generation_prompt: GenerationPrompt,
     /// How the attacker is asked.
@@ -236,6 +239,7 @@ impl Default for SanitizerConfig {
             seed: 0,
             max_tokens: 512,
             candidate_sources: CandidateSources::Both,
+            model_candidates: crate::verify::ModelCandidates::Verified,
             generation_prompt: GenerationPrompt::Paper,
             attack_prompt: AttackPrompt::Paper,
             representative: Representative::First,
@@ -383,6 +387,11 @@ impl SanitizerConfigBuilder {
         self.config.candidate_sources = sources;
         self
     }
+    /// Which of the model's generalizations may be used.
+    pub fn model_candidates(mut self, policy: crate::verify::ModelCandidates) -> Self {
+        self.config.model_candidates = policy;
+        self
+    }
     /// How generalizations are asked for.
     pub fn generation_prompt(mut self, prompt: GenerationPrompt) -> Self {
         self.config.generation_prompt = prompt;
@@ -409,6 +418,7 @@ impl SanitizerConfigBuilder {
     /// before the hierarchies.
     pub fn kanon_variants(mut self) -> Self {
         self.config.candidate_sources = CandidateSources::Model;
+        self.config.model_candidates = crate::verify::ModelCandidates::Any;
         self.config.temperature = 0.0;
         self.config.max_tokens = 48;
         self.config.generation_prompt = GenerationPrompt::OneShotExample;

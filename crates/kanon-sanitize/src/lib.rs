@@ -6,31 +6,35 @@
 //! - Direct identifiers (PERSON, CODE) get numbered labels (`PERSON 1`), never generated names.
 //! - Dates climb a rule-based ladder ([`date`]): `5 August 2003` → `August 2003` → … → `the 21st
 //!   century`.
-//! - Other spans: a model proposes generalizations, most specific first ([`prompt`], parsed
-//!   strictly by [`parse`]); an attacker model guesses the original from each candidate in turn,
-//!   and the first candidate it cannot recover ([`matching`]) wins.
+//! - Other spans: kanon's hierarchies ([`ontology`]) and a model propose generalizations, most
+//!   specific first ([`prompt`], parsed strictly by [`parse`]); a model's candidate is used only
+//!   where the hierarchies confirm it ([`verify`]: a small model's are mostly false); the KG
+//!   attacker and an attacker model guess the original from each candidate in turn, and the
+//!   first candidate neither recovers ([`matching`]) wins.
 //!
 //! ```
 //! use kanon_core::EntityType;
 //! use kanon_llm::ScriptedModel;
 //! use kanon_sanitize::{Mention, Sanitizer, SanitizerConfig};
 //!
-//! let text = "Lilian Trosterud moved to Tromsø on 5 August 2003. Trosterud, Lilian liked it.";
+//! let text = "Lilian Trosterud moved to Bergen on 5 August 2003. Trosterud, Lilian liked it.";
 //! let mentions = [
 //!     Mention::new(0, 16, EntityType::Person),
 //!     Mention::new(26, 32, EntityType::Loc),
 //!     Mention::new(36, 49, EntityType::Datetime),
 //!     Mention::new(51, 68, EntityType::Person),
 //! ];
-//! // The generalizer answers the prompt naming `Tromsø`; the attacker guesses a capital.
+//! // The generalizer answers the prompt naming `Bergen`: its first phrase is confirmed by the
+//! // place hierarchy (`a city in Norway`), its second, true as it is, by nothing, so dropped.
+//! // The hierarchy's most specific rung comes first; the attacker guesses capitals.
 //! let model = ScriptedModel::new("demo")
-//!     .reply("Phrase: Tromsø", "1. a Norwegian city\n2. a city in Scandinavia")
+//!     .reply("Phrase: Bergen", "1. a Norwegian city\n2. a city in Scandinavia")
 //!     .fallback("1. Oslo\n2. Stockholm");
 //! let sanitizer = Sanitizer::new(SanitizerConfig::default()).unwrap().with_model(&model);
 //! let sanitized = sanitizer.sanitize("d1", text, &mentions).unwrap();
 //! assert_eq!(
 //!     sanitized.document.text,
-//!     "PERSON 1 moved to a Norwegian city in August 2003. PERSON 1 liked it."
+//!     "PERSON 1 moved to a city in Hordaland in August 2003. PERSON 1 liked it."
 //! );
 //! assert_eq!(sanitized.stats.chosen, vec![2]); // the city and the date took candidate 1
 //! ```
@@ -55,6 +59,7 @@ pub mod render;
 pub mod sanitizer;
 pub mod substitute;
 pub mod summary;
+pub mod verify;
 
 pub use audit::{AuditDocument, AuditEntity};
 pub use config::{DirectStyle, SanitizerConfig, SanitizerConfigBuilder, Strategy};

@@ -25,6 +25,7 @@ use crate::ontology::Rung;
 use crate::parse::{PhraseLimits, contains_phrase, parse_guesses, parse_phrase_list};
 use crate::prompt;
 use crate::render::{Replacement, render, render_with_ranges};
+use crate::verify::{ModelCandidates, Verdict};
 
 /// Counts of one or more sanitized documents; [`SanitizeStats::add`] sums them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,7 +61,8 @@ pub struct SanitizeStats {
     #[serde(default)]
     pub kg_entities: u64,
     /// Candidates that were dropped: they contained a masked mention or a distinctive word of one,
-    /// copied the prompt's example, echoed its instructions, or were unfinished (`the head of the government of`).
+    /// copied the prompt's example, echoed its instructions, were unfinished (`the head of the
+    /// government of`), or were a model's that the hierarchies do not confirm.
     pub rejected_candidates: u64,
     /// Requests for generalizations sent to the model (cache hits included).
     pub generation_calls: u64,
@@ -210,6 +212,9 @@ struct Plan {
     candidates: Vec<String>,
     /// Every proposed candidate, kept or not, for the audit.
     proposed: Vec<AuditCandidate>,
+    /// A model's candidate confirmed by a rung that is no candidate itself → that rung's text:
+    /// whom the KG attacker and the truthfulness check take the candidate to stand for.
+    aliases: std::collections::BTreeMap<String, String>,
     attacks: Vec<AuditAttack>,
     choice: Option<usize>,
     reason: Reason,
@@ -225,6 +230,7 @@ impl Plan {
             replacement,
             candidates: Vec::new(),
             proposed: Vec::new(),
+            aliases: std::collections::BTreeMap::new(),
             attacks: Vec::new(),
             choice: None,
             reason,
@@ -250,6 +256,13 @@ impl Plan {
             self.choice = Some(choice);
             self.reason = Reason::NotGuessed;
         }
+    }
+
+    /// The phrase the KG reads for `candidate`: the rung a model's confirmed paraphrase says.
+    fn kg_phrase<'a>(&'a self, candidate: &'a str) -> &'a str {
+        self.aliases
+            .get(candidate)
+            .map_or(candidate, String::as_str)
     }
 
     /// Whether the replacement is a candidate's text (and so could carry an original), not a
@@ -412,7 +425,7 @@ impl<'m> Sanitizer<'m> {
                     .iter()
                     .map(|&mention| entities.surfaces[mention].as_str())
                     .collect();
-                if let Some(true_of) = kg.true_of(&plan.replacement, &originals) {
+                if let Some(true_of) = kg.true_of(plan.kg_phrase(&plan.replacement), &originals) {
                     stats.kg_resolved += 1;
                     stats.kg_true += u64::from(true_of);
                 }
@@ -491,7 +504,11 @@ impl<'m> Sanitizer<'m> {
                         Reason::DirectIdentifier,
                     ));
                 }
-                let (candidates, proposed) = self.candidates(text, group, entities, stats)?;
+                let Kept {
+                    candidates,
+                    audit: proposed,
+                    aliases,
+                } = self.candidates(text, group, entities, stats)?;
                 let (Some(_), Some(last)) = (candidates.first(), candidates.last()) else {
                     let mut plan = Plan::fixed(group.label(), Reason::NoCandidates);
                     plan.proposed = proposed;
@@ -518,6 +535,7 @@ impl<'m> Sanitizer<'m> {
                     pending: self.config.strategy == Strategy::Intact,
                     candidates,
                     proposed,
+                    aliases,
                     attacks: Vec::new(),
                     choice,
                     reason,
@@ -537,7 +555,7 @@ impl<'m> Sanitizer<'m> {
         group: &EntityGroup,
         entities: &Entities,
         stats: &mut SanitizeStats,
-    ) -> Result<(Vec<String>, Vec<AuditCandidate>)> {
+    ) -> Result<Kept> {
         let surfaces = &entities.surfaces;
         let representative =
             match self.config.representative {
@@ -547,7 +565,7 @@ impl<'m> Sanitizer<'m> {
                 }),
             };
         let Some(representative) = representative else {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(Kept::default());
         };
         let surface = &surfaces[representative];
         let ladder = parse_date(surface).filter(|_| group.entity_type == EntityType::Datetime);
@@ -566,6 +584,7 @@ impl<'m> Sanitizer<'m> {
                         .map(|rung| (rung, CandidateSource::DateLadder))
                         .collect(),
                     rungs: Vec::new(),
+                    confirming: Vec::new(),
                 }
             }
             None => {
@@ -593,9 +612,9 @@ impl<'m> Sanitizer<'m> {
         // a demonym's rungs are adjectives, which can.
         let noun_phrase_misfits =
             entity_type != EntityType::Dem && used_as_modifier(text, span.end);
-        let rungs: Vec<Rung> = if sources == CandidateSources::Model || noun_phrase_misfits {
-            Vec::new()
-        } else {
+        // What the hierarchies know of the entity: its candidates, unless the config or the
+        // grammar rules them out, and what confirms the model's.
+        let known: Vec<Rung> = {
             let rungs = crate::ontology::kg_rungs(entity_type, surface);
             match self.kg_attacker() {
                 // A name no table lists: the kind the KG's facts give it.
@@ -603,13 +622,27 @@ impl<'m> Sanitizer<'m> {
                 _ => rungs,
             }
         };
+        let confirming: Vec<String> = known.iter().map(|rung| rung.text.clone()).collect();
+        let rungs: Vec<Rung> = if sources == CandidateSources::Model || noun_phrase_misfits {
+            Vec::new()
+        } else {
+            known
+        };
         if !rungs.is_empty() {
             stats.kg_entities += 1;
         }
         // The hierarchies alone when they answer and no model is given, or when the KG attacker
-        // is to work without one.
+        // is to work without one; and never a model whose every answer the policy would drop:
+        // beside the rungs, a confirmed candidate only repeats one in other words, and nothing
+        // confirms one for an entity no hierarchy knows.
+        let policy_admits = match self.config.model_candidates {
+            ModelCandidates::Any => true,
+            ModelCandidates::Checked => rungs.is_empty(),
+            ModelCandidates::Verified => rungs.is_empty() && !confirming.is_empty(),
+        };
         let ask_model = sources != CandidateSources::KnowledgeGraph
-            && (self.model.is_some() || (rungs.is_empty() && self.kg_attacker().is_none()));
+            && (self.model.is_some() || (rungs.is_empty() && self.kg_attacker().is_none()))
+            && policy_admits;
         let mut generated = Vec::new();
         if ask_model {
             let messages = self.generation_messages(text, entity_type, span, surface);
@@ -622,6 +655,7 @@ impl<'m> Sanitizer<'m> {
         Ok(Proposed {
             candidates: merge_by_specificity(texts, generated),
             rungs,
+            confirming,
         })
     }
 
@@ -672,13 +706,26 @@ impl<'m> Sanitizer<'m> {
         masked: &MaskedStrings,
         proposed: Proposed,
         stats: &mut SanitizeStats,
-    ) -> (Vec<String>, Vec<AuditCandidate>) {
+    ) -> Kept {
         let wanted = self.config.candidates;
         let mut kept: Vec<(String, usize)> = Vec::new();
         let mut from_model = 0;
-        let Proposed { candidates, rungs } = proposed;
+        let Proposed {
+            candidates,
+            rungs,
+            confirming,
+        } = proposed;
         let mut audit = Vec::with_capacity(candidates.len());
+        let mut aliases = std::collections::BTreeMap::new();
         for (candidate, source) in candidates {
+            let verdict = (source == CandidateSource::Model).then(|| {
+                crate::verify::verdict(self.config.model_candidates, &candidate, &confirming)
+            });
+            // The rung a confirmed candidate says in other words.
+            let confirmed_by = match verdict {
+                Some(Verdict::Confirmed(rung)) => Some(&confirming[rung]),
+                _ => None,
+            };
             let rejected = if masked.revealed_by(&candidate) {
                 Some(Rejection::RevealsOriginal)
             } else if source == CandidateSource::Model
@@ -691,6 +738,13 @@ impl<'m> Sanitizer<'m> {
                 Some(Rejection::EchoesInstructions)
             } else if is_unfinished(&candidate) {
                 Some(Rejection::Unfinished)
+            } else if verdict == Some(Verdict::Unconfirmed) {
+                Some(Rejection::Unconfirmed)
+            } else if verdict == Some(Verdict::Judgement) {
+                Some(Rejection::Judgement)
+            } else if confirmed_by.is_some_and(|rung| rungs.iter().any(|r| &r.text == rung)) {
+                // Its rung is a candidate itself: the rung's words, which the KG attacker knows.
+                Some(Rejection::Duplicate)
             } else if kept
                 .iter()
                 .any(|(k, _)| k.eq_ignore_ascii_case(&lowercase_article(&candidate)))
@@ -706,12 +760,18 @@ impl<'m> Sanitizer<'m> {
                     Rejection::RevealsOriginal
                     | Rejection::CopiesExample
                     | Rejection::EchoesInstructions
-                    | Rejection::Unfinished,
+                    | Rejection::Unfinished
+                    | Rejection::Unconfirmed
+                    | Rejection::Judgement,
                 ) => stats.rejected_candidates += 1,
                 Some(_) => {}
                 None => {
                     from_model += usize::from(source == CandidateSource::Model);
-                    kept.push((lowercase_article(&candidate), audit.len()));
+                    let text = lowercase_article(&candidate);
+                    if let Some(rung) = confirmed_by {
+                        aliases.insert(text.clone(), rung.clone());
+                    }
+                    kept.push((text, audit.len()));
                 }
             }
             let rung_source = (source == CandidateSource::KnowledgeGraph)
@@ -733,7 +793,13 @@ impl<'m> Sanitizer<'m> {
             }
             kept.extend(least_specific);
         }
-        (kept.into_iter().map(|(text, _)| text).collect(), audit)
+        let kept: Vec<String> = kept.into_iter().map(|(text, _)| text).collect();
+        aliases.retain(|text, _| kept.contains(text));
+        Kept {
+            candidates: kept,
+            audit,
+            aliases,
+        }
     }
 
     fn limits(&self, max_items: usize) -> PhraseLimits {
@@ -811,7 +877,8 @@ impl<'m> Sanitizer<'m> {
             if !plans[index].pending {
                 // A kept choice still counts with the KG attacker's later checks.
                 if let (Some(kg), Some(_)) = (kg, plans[index].choice) {
-                    kg_chosen.extend(kg.people_of(&plans[index].replacement));
+                    let plan = &plans[index];
+                    kg_chosen.extend(kg.people_of(plan.kg_phrase(&plan.replacement)));
                 }
                 continue;
             }
@@ -826,7 +893,7 @@ impl<'m> Sanitizer<'m> {
             let mut attacks = Vec::new();
             let mut chosen = None;
             for (rank, candidate) in candidates.iter().enumerate().skip(plans[index].first_rank) {
-                let people = kg.and_then(|kg| kg.people_of(candidate));
+                let people = kg.and_then(|kg| kg.people_of(plans[index].kg_phrase(candidate)));
                 if let (Some(kg), Some(people)) = (kg, &people) {
                     let verdict = kg.verdict(&kg_terms, &kg_chosen, people);
                     stats.kg_checks += 1;
@@ -945,9 +1012,21 @@ impl<'m> Sanitizer<'m> {
 
 /// What an entity's sources propose: every candidate in order with its source, and the
 /// hierarchies' rungs among them with the tables that make them true, for the audit.
+/// The candidates kept for an entity, most specific first; every proposed one with its fate;
+/// and the rung each confirmed model candidate stands for.
+#[derive(Default)]
+struct Kept {
+    candidates: Vec<String>,
+    audit: Vec<AuditCandidate>,
+    aliases: std::collections::BTreeMap<String, String>,
+}
+
 struct Proposed {
     candidates: Vec<(String, CandidateSource)>,
     rungs: Vec<Rung>,
+    /// The texts of every rung the hierarchies give the entity (candidates or not): what confirms
+    /// a model's candidate.
+    confirming: Vec<String>,
 }
 
 /// The candidates of kanon's hierarchies (`rungs`, most specific first) and of the model

@@ -76,7 +76,7 @@ impl SanitizeSummary {
                 percent(stats.no_candidate_spans, selected),
             ));
             lines.push(format!(
-                "date ladder: {} entities; knowledge-graph candidates: {} entities; candidates dropped (revealing a masked string, copying the example or the instructions, unfinished): {}; candidate replacements caught by the check after rendering: {}",
+                "date ladder: {} entities; knowledge-graph candidates: {} entities; candidates dropped (revealing a masked string, copying the example or the instructions, unfinished, unconfirmed by the hierarchies): {}; candidate replacements caught by the check after rendering: {}",
                 stats.ladder_entities,
                 stats.kg_entities,
                 stats.rejected_candidates,

@@ -54,7 +54,13 @@ impl<M: ChatModel> ChatModel for Recording<M> {
 }
 
 fn sanitize(text: &str, model: &dyn ChatModel) -> kanon_sanitize::Sanitized {
-    Sanitizer::new(SanitizerConfig::default())
+    // Every model candidate allowed: what is tested is that the document's instructions move no
+    // decision, whatever the policy on the model's candidates.
+    let config = SanitizerConfig::builder()
+        .model_candidates(kanon_sanitize::verify::ModelCandidates::Any)
+        .build()
+        .unwrap();
+    Sanitizer::new(config)
         .unwrap()
         .with_model(model)
         .sanitize("doc", text, &spans())

@@ -5,9 +5,11 @@
 use kanon_core::{EntityType, NoProgress};
 use kanon_index::{Index, IndexBuilder};
 use kanon_kg::{Fact, KnowledgeGraph, Person, Property};
+use kanon_sanitize::audit::Rejection;
 use kanon_sanitize::config::Attacker;
 use kanon_sanitize::kg_attack::{KgAttackConfig, KgAttacker};
 use kanon_sanitize::ontology::RungSource;
+use kanon_sanitize::verify::ModelCandidates;
 use kanon_sanitize::{Mention, Reason, Sanitizer, SanitizerConfig};
 
 /// Person 0 was born in Bergen, people 1–5 in Oslo, 6 and 7 in Stockholm; people 0, 1, 6 and 7
@@ -213,6 +215,7 @@ fn the_truthfulness_check_catches_a_false_generalization() {
         .fallback("1. Oslo");
     let config = SanitizerConfig::builder()
         .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+        .model_candidates(ModelCandidates::Any)
         .attackers([Attacker::Llm])
         .build()
         .unwrap();
@@ -235,6 +238,68 @@ fn the_truthfulness_check_catches_a_false_generalization() {
     assert_eq!(kg.true_of("a city in Norway", &["Bergen"]), Some(true));
     assert_eq!(kg.true_of("a city in Norway", &["Stockholm"]), Some(false));
     assert_eq!(kg.true_of("a city in Norway", &["Atlantis"]), None);
+}
+
+#[test]
+fn by_default_a_models_false_generalization_never_reaches_the_text() {
+    let (_dir, kg) = attacker(2);
+    // The model calls Bergen a Swedish city, then says something true in its own words.
+    let model = kanon_llm::ScriptedModel::new("model")
+        .reply(
+            "Phrase: Bergen",
+            "1. a city in Sweden\n2. the most beautiful city in Scandinavia\n3. a Norwegian city",
+        )
+        .fallback("1. Oslo");
+    let text = "Ada Lind was born in Bergen.";
+    let mentions = [Mention::new(21, 27, EntityType::Loc)];
+    let run = |policy: ModelCandidates| {
+        let config = SanitizerConfig::builder()
+            .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+            .model_candidates(policy)
+            .attackers([Attacker::Llm])
+            .build()
+            .unwrap();
+        Sanitizer::new(config)
+            .unwrap()
+            .with_model(&model)
+            .with_kg(&kg)
+            .sanitize("d", text, &mentions)
+            .unwrap()
+    };
+    // Confirmed by the hierarchy's rungs (`a city in Norway`), whatever source the candidates
+    // are taken from; the false and the judging ones are dropped with their reason.
+    for policy in [ModelCandidates::Verified, ModelCandidates::Checked] {
+        let sanitized = run(policy);
+        assert_eq!(
+            sanitized.document.text,
+            "Ada Lind was born in a Norwegian city."
+        );
+        let reasons: Vec<_> = sanitized.audit.entities[0]
+            .candidates
+            .iter()
+            .map(|candidate| (candidate.text.as_str(), candidate.rejected))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("a city in Sweden", Some(Rejection::Unconfirmed)),
+                (
+                    "the most beautiful city in Scandinavia",
+                    Some(Rejection::Unconfirmed)
+                ),
+                ("a Norwegian city", None),
+            ]
+        );
+        // The KG reads the paraphrase as the rung it repeats: true of Bergen.
+        assert_eq!(
+            (sanitized.stats.kg_resolved, sanitized.stats.kg_true),
+            (1, 1)
+        );
+    }
+    assert_eq!(
+        run(ModelCandidates::Any).document.text,
+        "Ada Lind was born in a city in Sweden."
+    );
 }
 
 /// People 0–2 played for Nordvik Blå, 3 for Fjordhavn; 4 and 5 worked at Kestrel Brygge, and

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 
 use kanon_core::EntityType;
 use kanon_llm::{ChatModel, ChatRequest, ChatResponse, ModelId, Role, ScriptedModel};
+use kanon_sanitize::verify::ModelCandidates;
 use kanon_sanitize::{
     DirectStyle, MatchRule, Mention, Reason, SanitizedDocument, Sanitizer, SanitizerConfig,
     Strategy,
@@ -559,6 +560,15 @@ impl<M: ChatModel> ChatModel for RecordingRequests<M> {
     }
 }
 
+/// The defaults with every model candidate allowed: INTACT's settings (kanon's default prints a
+/// model's candidate only where its hierarchies confirm it).
+fn paper_as_published() -> SanitizerConfig {
+    SanitizerConfig::builder()
+        .model_candidates(ModelCandidates::Any)
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn the_paper_defaults() {
     let model = RecordingRequests {
@@ -577,7 +587,7 @@ fn the_paper_defaults() {
         requests: Mutex::new(Vec::new()),
     };
     let mentions = mentions(TEXT, &[("University of Tromsø", EntityType::Org)]);
-    let sanitized = Sanitizer::new(SanitizerConfig::default())
+    let sanitized = Sanitizer::new(paper_as_published())
         .unwrap()
         .with_model(&model)
         .sanitize("bio", TEXT, &mentions)
@@ -614,6 +624,7 @@ fn the_paper_defaults() {
 
     // Under the strict filter, the prose guess is dropped — and counts as a recovery.
     let config = SanitizerConfig::builder()
+        .model_candidates(ModelCandidates::Any)
         .guess_filter(kanon_sanitize::config::GuessFilter::Strict)
         .build()
         .unwrap();
@@ -657,6 +668,7 @@ fn the_first_mention_is_the_representative_unless_the_config_says_longest() {
         let config = SanitizerConfig::builder()
             .strategy(Strategy::MostSpecific)
             .representative(representative)
+            .model_candidates(ModelCandidates::Any)
             .build()
             .unwrap();
         Sanitizer::new(config)
@@ -677,7 +689,7 @@ fn a_separate_attacker_answers_the_attacks() {
         .fallback("1. something");
     let attacker = ScriptedModel::new("attacker").fallback("1. Tromsø");
     let text = "She lives in Tromsø.";
-    let sanitized = Sanitizer::new(SanitizerConfig::default())
+    let sanitized = Sanitizer::new(paper_as_published())
         .unwrap()
         .with_model(&generator)
         .with_attacker(&attacker)
@@ -743,12 +755,27 @@ fn knowledge_graph_candidates_come_first_and_need_no_model() {
     let rungs = kanon_sanitize::ontology::kg_candidates(EntityType::Loc, "Bergen");
     assert!(rungs.len() >= 3, "{rungs:?}");
     let model = ScriptedModel::new("kg").fallback("1. a coastal city\n2. a place");
+    // By default the model is not asked where a hierarchy's rungs are the candidates: beside
+    // them it could only add what they say in other words, or what nothing confirms.
+    let sanitized = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+    .with_model(&model)
+    .sanitize("kg", text, &spans[1..2])
+    .unwrap();
+    assert_eq!(sanitized.stats.generation_calls, 0);
+    assert_eq!(&sanitized.document.edits[0].replacement, &rungs[0]);
     for (strategy, expected) in [
         (Strategy::LeastSpecific, rungs.last().unwrap()),
         (Strategy::MostSpecific, &rungs[0]),
     ] {
         let config = SanitizerConfig::builder()
             .strategy(strategy)
+            .model_candidates(ModelCandidates::Any)
             .build()
             .unwrap();
         let sanitized = Sanitizer::new(config)
@@ -818,6 +845,7 @@ fn copies_of_the_example_are_dropped_only_where_they_are_untrue() {
     let config = SanitizerConfig::builder()
         .strategy(Strategy::MostSpecific)
         .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+        .model_candidates(ModelCandidates::Any)
         .build()
         .unwrap();
     let sanitized = Sanitizer::new(config)
@@ -859,6 +887,7 @@ fn a_long_description_is_a_phrase_and_prose_is_not() {
     let config = SanitizerConfig::builder()
         .strategy(Strategy::MostSpecific)
         .candidate_sources(kanon_sanitize::config::CandidateSources::Model)
+        .model_candidates(ModelCandidates::Any)
         .build()
         .unwrap();
     let sanitized = Sanitizer::new(config)
