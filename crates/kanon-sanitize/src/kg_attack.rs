@@ -24,7 +24,8 @@
 //! let dir = tempfile::tempdir()?;
 //! IndexBuilder::new().build(&KnowledgeGraph { people }, &dir.path().join("index"), &NoProgress)?;
 //! let index = Index::open(&dir.path().join("index"))?;
-//! let attacker = KgAttacker::new(index, KgAttackConfig { k: 2, max_arity: 2 });
+//! let config = KgAttackConfig { k: 2, max_arity: 2, ..KgAttackConfig::default() };
+//! let attacker = KgAttacker::new(index, config);
 //!
 //! assert_eq!(attacker.people_of("a city in Hordaland").map(|p| p.len()), Some(1));
 //! assert_eq!(attacker.people_of("a city in Norway").map(|p| p.len()), Some(5));
@@ -48,6 +49,32 @@ use crate::error::{Error, Result};
 /// Date-ladder rungs climbed for each indexed date: more than any config keeps.
 const LADDER_RUNGS: usize = 10;
 
+/// How the KG attacker shares a document's room for specificity among its entities.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    /// Per document, `balanced` where it leaves more entities a candidate the KG allows than
+    /// `greedy` does, `greedy` otherwise (and on a tie).
+    #[default]
+    Best,
+    /// Entity by entity in document order, the most specific candidate safe beside the choices
+    /// before it: an early date's `spring 1982` may leave a later university only its label.
+    Greedy,
+    /// Every entity starts at its least specific candidate the KG knows, then, round by round
+    /// in document order, each climbs down one rung while the document stays k-anonymous: the
+    /// specificity the KG allows is spread over the entities. A candidate more specific than
+    /// the entity's share is held back (audit: `reserved`). Because a combination no one shares
+    /// is safe, broad rungs can break a document that specific ones keep safe: on its own this
+    /// loses entities greedy keeps (docs/results/sanitization.md).
+    Balanced,
+}
+
+kanon_core::named_choices!(
+    Allocation,
+    "allocation",
+    [Best = "best", Greedy = "greedy", Balanced = "balanced"]
+);
+
 /// The KG attacker's k-anonymity test. Defaults: the labeler's (k = 5, combinations of up to 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -57,6 +84,8 @@ pub struct KgAttackConfig {
     pub k: u64,
     /// The largest combination of terms and generalizations checked.
     pub max_arity: usize,
+    /// How the room for specificity is shared among a document's entities.
+    pub allocation: Allocation,
 }
 
 impl Default for KgAttackConfig {
@@ -65,6 +94,7 @@ impl Default for KgAttackConfig {
         KgAttackConfig {
             k: labeler.k,
             max_arity: labeler.max_arity,
+            allocation: Allocation::Best,
         }
     }
 }
@@ -76,6 +106,10 @@ pub struct KgVerdict {
     pub people: u64,
     /// Whether it keeps the document k-anonymous against the KG.
     pub safe: bool,
+    /// Safe beside the entities before it, but more specific than its entity's share under the
+    /// balanced allocation: held back so that the document's later entities keep theirs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
 }
 
 /// The KG and, for each generalization phrase, the indexed terms that climb to it.
@@ -84,6 +118,8 @@ pub struct KgAttacker {
     labeler: LabelerConfig,
     /// A rung's normalised phrase → the terms whose hierarchy reaches it.
     covers: FxHashMap<String, Vec<u32>>,
+    /// How a document's room for specificity is shared among its entities.
+    allocation: Allocation,
     /// People per phrase, computed on first use.
     people: Mutex<FxHashMap<String, Option<Arc<Vec<u32>>>>>,
 }
@@ -136,8 +172,14 @@ impl KgAttacker {
                 ..LabelerConfig::default()
             },
             covers,
+            allocation: config.allocation,
             people: Mutex::new(FxHashMap::default()),
         }
+    }
+
+    /// How it shares a document's room for specificity among the entities.
+    pub fn allocation(&self) -> Allocation {
+        self.allocation
     }
 
     /// The index it attacks with.
@@ -227,6 +269,7 @@ impl KgAttacker {
         let chosen: Vec<&[u32]> = chosen.iter().map(|people| people.as_slice()).collect();
         KgVerdict {
             people: people.len() as u64,
+            reserved: false,
             safe: kanon_label::generalize::rung_is_safe(
                 self.index.postings(),
                 terms,

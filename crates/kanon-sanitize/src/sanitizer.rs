@@ -19,7 +19,7 @@ use crate::date::parse_date;
 use crate::edit::{Edit, Reason, SanitizedDocument};
 use crate::error::{Error, Result};
 use crate::group::{EntityGroup, Mention, group_mentions};
-use crate::kg_attack::KgAttacker;
+use crate::kg_attack::{Allocation, KgAttacker, KgVerdict};
 use crate::matching::{MatchConfig, guess_matches};
 use crate::ontology::Rung;
 use crate::parse::{PhraseLimits, contains_phrase, parse_guesses, parse_phrase_list};
@@ -74,6 +74,10 @@ pub struct SanitizeStats {
     /// Candidates the KG attacker refused: with them, the document matched fewer than k people.
     #[serde(default)]
     pub kg_refused: u64,
+    /// Candidates the KG attacker held back under the balanced allocation: more specific than
+    /// their entity's share, so that the document's other entities keep theirs.
+    #[serde(default)]
+    pub kg_reserved: u64,
     /// Chosen generalizations whose original the KG resolves (an indexed term) and that the KG
     /// knows: the truthfulness check's denominator.
     #[serde(default)]
@@ -109,6 +113,7 @@ impl SanitizeStats {
         self.attack_calls += other.attack_calls;
         self.kg_checks += other.kg_checks;
         self.kg_refused += other.kg_refused;
+        self.kg_reserved += other.kg_reserved;
         self.kg_resolved += other.kg_resolved;
         self.kg_true += other.kg_true;
     }
@@ -872,6 +877,10 @@ impl<'m> Sanitizer<'m> {
                 .collect();
             kg.remaining_terms(text, &masked)
         });
+        let targets = match kg {
+            Some(kg) => kg_targets(kg, &kg_terms, plans),
+            None => vec![Target::Free; plans.len()],
+        };
         let mut kg_chosen: Vec<std::sync::Arc<Vec<u32>>> = Vec::new();
         for (index, group) in groups.iter().enumerate() {
             if !plans[index].pending {
@@ -895,8 +904,16 @@ impl<'m> Sanitizer<'m> {
             for (rank, candidate) in candidates.iter().enumerate().skip(plans[index].first_rank) {
                 let people = kg.and_then(|kg| kg.people_of(plans[index].kg_phrase(candidate)));
                 if let (Some(kg), Some(people)) = (kg, &people) {
-                    let verdict = kg.verdict(&kg_terms, &kg_chosen, people);
-                    stats.kg_checks += 1;
+                    let mut verdict = kg.verdict(&kg_terms, &kg_chosen, people);
+                    if verdict.safe && targets[index].holds_back(rank) {
+                        // Safe beside the choices before it, but not beside the later
+                        // entities' shares.
+                        verdict = KgVerdict {
+                            safe: false,
+                            reserved: true,
+                            ..verdict
+                        };
+                    }
                     attacks.push(AuditAttack {
                         attacker: Attacker::Kg,
                         candidate: candidate.clone(),
@@ -904,6 +921,11 @@ impl<'m> Sanitizer<'m> {
                         kg: Some(verdict),
                         recovered: !verdict.safe,
                     });
+                    if verdict.reserved {
+                        stats.kg_reserved += 1;
+                        continue;
+                    }
+                    stats.kg_checks += 1;
                     if !verdict.safe {
                         stats.kg_refused += 1;
                         continue;
@@ -1012,6 +1034,152 @@ impl<'m> Sanitizer<'m> {
 
 /// What an entity's sources propose: every candidate in order with its source, and the
 /// hierarchies' rungs among them with the tables that make them true, for the audit.
+/// What the balanced allocation leaves an entity of the KG's candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// The KG knows none of its candidates, or it is not selected by attack: no limit.
+    Free,
+    /// Its candidates the KG knows from this rank (0-based) on.
+    From(usize),
+    /// None of its candidates the KG knows: even the least specific would break the document
+    /// beside the others' least specific ones.
+    Excluded,
+}
+
+impl Target {
+    /// Whether a candidate the KG knows, at `rank`, is held back.
+    fn holds_back(self, rank: usize) -> bool {
+        match self {
+            Target::Free => false,
+            Target::From(from) => rank < from,
+            Target::Excluded => true,
+        }
+    }
+}
+
+/// What the KG attacker's allocation leaves each entity ([`Allocation`]): nothing held back
+/// under `greedy`, the balanced shares under `balanced`, and under `best` the balanced shares
+/// only where they leave more entities a candidate the KG allows than greedy would.
+fn kg_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Target> {
+    let free = || vec![Target::Free; plans.len()];
+    match kg.allocation() {
+        Allocation::Greedy => free(),
+        Allocation::Balanced => balanced_targets(kg, terms, plans),
+        Allocation::Best => {
+            let balanced = balanced_targets(kg, terms, plans);
+            let allowed = balanced
+                .iter()
+                .filter(|target| matches!(target, Target::From(_)))
+                .count();
+            if allowed > greedy_allowed(kg, terms, plans) {
+                balanced
+            } else {
+                free()
+            }
+        }
+    }
+}
+
+/// How many entities awaiting selection greedy leaves a candidate the KG knows and allows: in
+/// document order, each its first known candidate safe beside the choices before it.
+fn greedy_allowed(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> usize {
+    let mut chosen: Vec<std::sync::Arc<Vec<u32>>> = Vec::new();
+    let mut allowed = 0;
+    for plan in plans {
+        if !plan.pending {
+            if plan.choice.is_some() {
+                chosen.extend(kg.people_of(plan.kg_phrase(&plan.replacement)));
+            }
+            continue;
+        }
+        let first_safe = plan
+            .candidates
+            .iter()
+            .skip(plan.first_rank)
+            .filter_map(|candidate| kg.people_of(plan.kg_phrase(candidate)))
+            .find(|people| kg.verdict(terms, &chosen, people).safe);
+        if let Some(people) = first_safe {
+            allowed += 1;
+            chosen.push(people);
+        }
+    }
+    allowed
+}
+
+/// The balanced allocation ([`Allocation::Balanced`]): every entity awaiting selection starts at
+/// its least specific candidate the KG knows (an entity whose least specific one breaks the
+/// document beside everyone else's is excluded); then, round by round in document order, each
+/// moves to its next more specific known candidate while that keeps every combination with the
+/// document's terms and the others' current candidates at 0 or at least k people. Entities
+/// already decided count with their choice.
+fn balanced_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Target> {
+    use std::sync::Arc;
+    let mut fixed: Vec<Arc<Vec<u32>>> = Vec::new();
+    // Per entity awaiting selection: its known candidates (rank, people), most specific first.
+    let mut known: Vec<Vec<(usize, Arc<Vec<u32>>)>> = vec![Vec::new(); plans.len()];
+    for (index, plan) in plans.iter().enumerate() {
+        if !plan.pending {
+            if plan.choice.is_some() {
+                fixed.extend(kg.people_of(plan.kg_phrase(&plan.replacement)));
+            }
+            continue;
+        }
+        for (rank, candidate) in plan.candidates.iter().enumerate().skip(plan.first_rank) {
+            if let Some(people) = kg.people_of(plan.kg_phrase(candidate)) {
+                known[index].push((rank, people));
+            }
+        }
+    }
+    // Position in `known[i]` of each entity's current candidate; `None`: not allocated.
+    let mut at: Vec<Option<usize>> = known
+        .iter()
+        .map(|candidates| candidates.len().checked_sub(1))
+        .collect();
+    let others = |at: &[Option<usize>], except: usize| -> Vec<Arc<Vec<u32>>> {
+        let mut people = fixed.clone();
+        for (index, position) in at.iter().enumerate() {
+            if index != except
+                && let Some(position) = position
+            {
+                people.push(known[index][*position].1.clone());
+            }
+        }
+        people
+    };
+    for index in 0..plans.len() {
+        if let Some(position) = at[index]
+            && !kg
+                .verdict(terms, &others(&at, index), &known[index][position].1)
+                .safe
+        {
+            at[index] = None;
+        }
+    }
+    let mut moved = true;
+    while moved {
+        moved = false;
+        for index in 0..plans.len() {
+            let Some(position) = at[index].filter(|&position| position > 0) else {
+                continue;
+            };
+            if kg
+                .verdict(terms, &others(&at, index), &known[index][position - 1].1)
+                .safe
+            {
+                at[index] = Some(position - 1);
+                moved = true;
+            }
+        }
+    }
+    (0..plans.len())
+        .map(|index| match at[index] {
+            Some(position) => Target::From(known[index][position].0),
+            None if known[index].is_empty() => Target::Free,
+            None => Target::Excluded,
+        })
+        .collect()
+}
+
 /// The candidates kept for an entity, most specific first; every proposed one with its fate;
 /// and the rung each confirmed model candidate stands for.
 #[derive(Default)]

@@ -84,8 +84,16 @@ impl SanitizeSummary {
             ));
         }
         if stats.kg_checks > 0 {
+            let reserved = if stats.kg_reserved > 0 {
+                format!(
+                    "; {} more specific ones held back so that each entity keeps a share",
+                    stats.kg_reserved
+                )
+            } else {
+                String::new()
+            };
             lines.push(format!(
-                "KG attacker: {} candidates checked, {} refused (the document would match fewer than k people of the KG)",
+                "KG attacker: {} candidates checked, {} refused (the document would match fewer than k people of the KG){reserved}",
                 stats.kg_checks, stats.kg_refused
             ));
         }

@@ -37,16 +37,24 @@ fn attacker(k: u64) -> (tempfile::TempDir, KgAttacker) {
 /// The KG attacker (k, combinations of up to 3) over an index of `people`, in a temporary
 /// directory.
 fn attacker_of(people: Vec<Person>, k: u64) -> (tempfile::TempDir, KgAttacker) {
+    attacker_with(
+        people,
+        KgAttackConfig {
+            k,
+            max_arity: 3,
+            ..KgAttackConfig::default()
+        },
+    )
+}
+
+fn attacker_with(people: Vec<Person>, config: KgAttackConfig) -> (tempfile::TempDir, KgAttacker) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index");
     IndexBuilder::new()
         .build(&KnowledgeGraph { people }, &path, &NoProgress)
         .unwrap();
     let index = Index::open(&path).unwrap();
-    (
-        dir,
-        KgAttacker::new(index, KgAttackConfig { k, max_arity: 3 }),
-    )
+    (dir, KgAttacker::new(index, config))
 }
 
 fn sanitize(text: &str, mentions: &[Mention], kg: &KgAttacker) -> kanon_sanitize::Sanitized {
@@ -365,4 +373,88 @@ fn a_name_no_table_lists_takes_the_kind_the_kgs_facts_give_it() {
         .map(|rung| rung.text)
         .collect();
     assert_eq!(kinds, ["an organisation"]);
+}
+
+/// People 0–2 are musicians (a singer born in Bergen, a guitarist born in Oslo, a pianist whose
+/// birthplace the KG does not know), 3–5 comedians born in Oslo, 6–9 others born in Oslo.
+fn performers(
+    allocation: kanon_sanitize::kg_attack::Allocation,
+) -> (tempfile::TempDir, KgAttacker) {
+    let mut people = Vec::new();
+    for i in 0..10 {
+        let mut person = Person::new(format!("Q{i}"), format!("Person Number{i}"));
+        let occupation = match i {
+            0 => Some("singer"),
+            1 => Some("guitarist"),
+            2 => Some("pianist"),
+            3..=5 => Some("comedian"),
+            _ => None,
+        };
+        person.facts.extend(
+            occupation
+                .into_iter()
+                .map(|occupation| Fact::new(Property::Occupation, occupation)),
+        );
+        let city = match i {
+            0 => Some("Bergen"),
+            2 => None,
+            _ => Some("Oslo"),
+        };
+        person.facts.extend(
+            city.into_iter()
+                .map(|city| Fact::new(Property::BirthPlace, city)),
+        );
+        people.push(person);
+    }
+    attacker_with(
+        people,
+        KgAttackConfig {
+            k: 3,
+            max_arity: 3,
+            allocation,
+        },
+    )
+}
+
+#[test]
+fn the_balanced_allocation_leaves_a_later_entity_a_share_where_greedy_leaves_it_its_label() {
+    use kanon_sanitize::kg_attack::Allocation;
+    let text = "Ada Lind, a singer, was born in Bergen.";
+    let mentions = [
+        Mention::new(0, 8, EntityType::Person),
+        Mention::new(12, 18, EntityType::Dem),
+        Mention::new(32, 38, EntityType::Loc),
+    ];
+    let run = |allocation: Allocation| {
+        let (_dir, kg) = performers(allocation);
+        sanitize(text, &mentions, &kg)
+    };
+    // Greedy: the singer takes `a musician` (3 people), and then every rung of Bergen shares two
+    // of them (the pianist's birthplace is unknown): Bergen keeps its label.
+    let greedy = run(Allocation::Greedy);
+    assert_eq!(
+        greedy.document.text,
+        "PERSON 1, a musician, was born in LOC 1."
+    );
+    // Balanced: both start at their roots and climb down in turns; `a musician` beside any city
+    // would single out two people, so the singer stays `a performer` and Bergen reaches Norway.
+    let balanced = run(Allocation::Balanced);
+    assert_eq!(
+        balanced.document.text,
+        "PERSON 1, a performer, was born in a city in Norway."
+    );
+    let singer = &balanced.audit.entities[1];
+    let musician = singer.attacks[0].kg.unwrap();
+    assert_eq!(singer.attacks[0].candidate, "a musician");
+    assert!(musician.reserved && !musician.safe, "{musician:?}");
+    assert_eq!(balanced.stats.kg_reserved, 1);
+    // Both outputs are k-anonymous: the chosen generalizations' people, together.
+    let (_dir, kg) = performers(Allocation::Balanced);
+    let people = |phrase: &str| kg.people_of(phrase).unwrap();
+    let shared: Vec<u32> = people("a performer")
+        .iter()
+        .filter(|person| people("a city in Norway").contains(person))
+        .copied()
+        .collect();
+    assert!(shared.len() >= 3, "{shared:?}");
 }
