@@ -4,8 +4,11 @@
 //! `two` → `fewer than ten`; `45%` → `more than 40%`; `EUR 10,000` → `more than EUR 5,000`;
 //! `2.5 billion` → `more than 2 billion`; a range by bounds that hold both ends (`5–10 years` →
 //! `more than 4 years` → `fewer than a hundred years`); an ordinal by the first ten, hundred or
-//! thousand it is among (`fourth` → `one of the first ten`). `one` and what no rule reads surely
-//! (`1,5`, `10.000`, either a decimal or thousands) give nothing.
+//! thousand it is among (`fourth` → `one of the first ten`); an amount after a hedge on the side
+//! the hedge bounds (`over 200` → `more than 100`, `nearly 50` → `fewer than a hundred`);
+//! `twice` → `more than once`, `three-time` → `multiple-time`, `two-thirds` → `more than half`.
+//! `one`, `half` and what no rule reads surely (`1,5`, `10.000`, either a decimal or thousands;
+//! `about 95`, perhaps above a hundred) give nothing.
 
 use kanon_core::text::{ONE_TO_NINETEEN, TENS};
 
@@ -35,6 +38,12 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
     if let Some(rungs) = range(surface) {
         return Some(rungs);
     }
+    if let Some(rungs) = times_or_share(surface) {
+        return Some(rungs);
+    }
+    if let Some(rungs) = hedged(surface) {
+        return Some(rungs);
+    }
     let stated = parse(surface)?;
     if stated.number < 2 && !(stated.number == 1 && stated.fraction) {
         return None;
@@ -45,6 +54,108 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
     }
     texts.extend(stated.upper_text(stated.number));
     Some(Rung::all(RungSource::Number, texts))
+}
+
+/// Words before an amount that bound it from below (`over 200`: more than 200), from above
+/// (`nearly 50`: fewer than 50) or on both sides loosely (`about 40`).
+const AT_LEAST: &[&str] = &[
+    "over",
+    "more than",
+    "at least",
+    "in excess of",
+    "upwards of",
+    "above",
+    "well over",
+];
+const AT_MOST: &[&str] = &[
+    "under",
+    "fewer than",
+    "less than",
+    "up to",
+    "at most",
+    "nearly",
+    "almost",
+    "below",
+    "just under",
+    "no more than",
+];
+const ABOUT: &[&str] = &[
+    "about",
+    "around",
+    "approximately",
+    "roughly",
+    "some",
+    "an estimated",
+    "circa",
+    "c.",
+];
+
+/// An amount after a hedge, bounded only on the side the hedge allows: `over 200` → `more than
+/// 100`; `nearly 50` → `fewer than a hundred`; `about 40` → `fewer than a hundred`, and only when
+/// the bound is at least half again the stated amount, so that `about 95` (perhaps 101) gets
+/// none.
+fn hedged(surface: &str) -> Option<Vec<Rung>> {
+    let lower = surface.trim().to_lowercase();
+    let strip = |hedges: &[&str]| {
+        hedges.iter().find_map(|hedge| {
+            lower
+                .strip_prefix(hedge)
+                .filter(|rest| rest.starts_with(' '))
+                .map(|rest| surface.trim()[surface.trim().len() - rest.len()..].trim())
+        })
+    };
+    let texts: Vec<String> = if let Some(amount) = strip(AT_LEAST) {
+        let stated = parse(amount)?;
+        let lower = stated.lower_bound(stated.number)?;
+        vec![format!("more than {}", stated.amount(lower, stated.scale))]
+    } else if let Some(amount) = strip(AT_MOST) {
+        let stated = parse(amount)?;
+        stated.upper_text(stated.number).into_iter().collect()
+    } else if let Some(amount) = strip(ABOUT) {
+        let stated = parse(amount)?;
+        let order = 10u64.pow(stated.number.max(1).ilog10());
+        // The bound `upper_text` names is the next power of ten above the amount.
+        if stated.number.saturating_mul(3) > order * 10 * 2 {
+            return None;
+        }
+        stated.upper_text(stated.number).into_iter().collect()
+    } else {
+        return None;
+    };
+    (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
+}
+
+/// `twice` → `more than once`; `a three-time` → `a multiple-time`; `two-thirds` → `more than
+/// half`, `a quarter` → `less than half`.
+fn times_or_share(surface: &str) -> Option<Vec<Rung>> {
+    let lower = surface.trim().to_lowercase();
+    let text = match lower.as_str() {
+        "twice" | "thrice" => "more than once".to_owned(),
+        "two-thirds" | "two thirds" | "three-quarters" | "three quarters" | "three-fourths" => {
+            "more than half".to_owned()
+        }
+        "a third" | "one-third" | "one third" | "a quarter" | "one-quarter" | "one quarter"
+        | "a fifth" | "one-fifth" => "less than half".to_owned(),
+        _ => {
+            let (article, rest) = match lower.strip_prefix("a ") {
+                Some(rest) => ("a ", rest),
+                None => ("", lower.as_str()),
+            };
+            let count = rest
+                .strip_suffix("-time")
+                .or_else(|| rest.strip_suffix("-times"))?;
+            let n = if count.bytes().all(|b| b.is_ascii_digit()) {
+                count.parse::<u64>().ok()?
+            } else {
+                number_word(count)?
+            };
+            if n < 2 {
+                return None;
+            }
+            format!("{article}multiple-time")
+        }
+    };
+    Some(vec![Rung::new(RungSource::Number, text)])
 }
 
 /// `5–10 years`, `5 to 10 years`, `between 5 and 10 years`: more than a bound below the first
@@ -150,7 +261,7 @@ fn ordinal_word(word: &str) -> Option<u64> {
 /// The length of a currency written before the number: a sign (`$`, `€`) or an ISO 4217 code and
 /// a space (`EUR 10,000`, `eur 10,000`).
 fn currency_prefix(surface: &str) -> usize {
-    if let Some(sign) = ["US$", "$", "€", "£"]
+    if let Some(sign) = ["US$", "$", "€", "£", "¥", "₹"]
         .iter()
         .find(|c| surface.starts_with(**c))
     {
@@ -227,6 +338,8 @@ const CURRENCY_CODES: &[(&str, &str)] = &[
     ("MKD", "denars"),
     ("RSD", "Serbian dinars"),
     ("ALL", "leks"),
+    ("Rs", "rupees"),
+    ("Rs.", "rupees"),
 ];
 
 /// What the rungs call the currency of an ISO 4217 code (`EUR`, `eur` → `euros`).
@@ -365,6 +478,13 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
         }
         rest.remove(0);
     }
+    // `5 feet 10 inches`: the bounds hold the first unit alone (`fewer than ten feet`).
+    if let Some(at) = rest
+        .iter()
+        .position(|w| w.bytes().any(|b| b.is_ascii_digit()))
+    {
+        rest.truncate(at);
+    }
     if let Some(name) = code_name {
         rest.insert(0, name);
     }
@@ -486,6 +606,36 @@ mod tests {
     }
 
     #[test]
+    fn hedged_amounts_are_bounded_only_where_the_hedge_allows() {
+        assert_eq!(texts("over 200"), ["more than a hundred"]);
+        assert_eq!(texts("more than 300 people"), ["more than 200 people"]);
+        assert_eq!(texts("nearly 50"), ["fewer than a hundred"]);
+        assert_eq!(texts("up to $3 million"), ["less than $10 million"]);
+        assert_eq!(texts("about 40"), ["fewer than a hundred"]);
+        assert_eq!(texts("some 20 films"), ["fewer than a hundred films"]);
+        // `about 95` may be 101: no bound holds it surely.
+        assert!(texts("about 95").is_empty());
+        assert!(texts("over 5").is_empty());
+    }
+
+    #[test]
+    fn repetitions_shares_and_units_read_surely() {
+        assert_eq!(texts("twice"), ["more than once"]);
+        assert_eq!(texts("a three-time"), ["a multiple-time"]);
+        assert_eq!(texts("6-time"), ["multiple-time"]);
+        assert!(texts("one-time").is_empty());
+        assert_eq!(texts("two-thirds"), ["more than half"]);
+        assert_eq!(texts("a quarter"), ["less than half"]);
+        assert!(texts("half").is_empty());
+        assert_eq!(texts("5 feet 10 inches"), ["fewer than ten feet"]);
+        assert_eq!(texts("¥300"), ["more than ¥200", "less than ¥1,000"]);
+        assert_eq!(
+            texts("Rs 500"),
+            ["more than 400 rupees", "less than a thousand rupees"]
+        );
+    }
+
+    #[test]
     fn counts_widen_to_bounds_that_hold_them() {
         assert_eq!(
             texts("87 films"),
@@ -580,7 +730,6 @@ mod tests {
             "10.000 euros",
             "5 per",
             "number 31",
-            "twice",
             "",
             "1,2,",
         ] {
