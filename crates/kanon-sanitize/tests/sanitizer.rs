@@ -904,3 +904,46 @@ fn a_long_description_is_a_phrase_and_prose_is_not() {
         "He fought in a military conflict in the first half of the 1900s."
     );
 }
+
+#[test]
+fn where_no_hierarchy_knows_the_entity_verified_keeps_its_label_and_checked_drops_judgements() {
+    let text = "She sang with Zorblax Quartet for years.";
+    let spans = mentions(text, &[("Zorblax Quartet", EntityType::Misc)]);
+    let model = ScriptedModel::new("band")
+        .reply(
+            "Phrase: Zorblax Quartet",
+            "1. the most famous band in Norway\n2. a vocal ensemble",
+        )
+        .fallback("1. ABBA");
+    let run = |policy: ModelCandidates| {
+        let config = SanitizerConfig::builder()
+            .model_candidates(policy)
+            .build()
+            .unwrap();
+        Sanitizer::new(config)
+            .unwrap()
+            .with_model(&model)
+            .sanitize("b", text, &spans)
+            .unwrap()
+    };
+    let verified = run(ModelCandidates::Verified);
+    assert_eq!(verified.document.text, "She sang with MISC 1 for years.");
+    assert_eq!(
+        verified.stats.generation_calls, 0,
+        "nothing could confirm it"
+    );
+    let checked = run(ModelCandidates::Checked);
+    assert_eq!(
+        checked.document.text,
+        "She sang with a vocal ensemble for years."
+    );
+    let fates: Vec<_> = checked.audit.entities[0]
+        .candidates
+        .iter()
+        .map(|candidate| candidate.rejected)
+        .collect();
+    assert_eq!(
+        fates,
+        [Some(kanon_sanitize::audit::Rejection::Judgement), None]
+    );
+}
