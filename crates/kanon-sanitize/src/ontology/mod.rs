@@ -3,7 +3,10 @@
 //!
 //! - places ([`places`]): a city to its first-level region, country, sub-region and region
 //!   (GeoNames, UN M49); a first-level region to its country; a country to its sub-region and
-//!   region; a demonym to its sub-region's and region's adjectives;
+//!   region; a place qualified by its region or country (`Austin, Texas`, `Jefferson County,
+//!   Kentucky`); a name that is a city and a region elsewhere to what both share; a division
+//!   whose name states its kind (`Lagos State`); a demonym to its sub-region's and region's
+//!   adjectives;
 //! - kinds of people ([`people`]): WordNet's hypernyms (`singer` → `a musician` → `a performer`),
 //!   and the office a title states (`Minister of Finance` → `a government minister` → `a
 //!   politician`);
@@ -188,13 +191,26 @@ pub fn fact_kind_rungs(entity_type: EntityType, properties: PropertySet) -> Vec<
         .collect()
 }
 
-/// A country's, a city's or a first-level region's rungs, in that order of readings.
+/// A country's, a qualified place's (`Austin, Texas`), a city's or a first-level region's rungs,
+/// in that order of readings; a name that is both a city and a region gets what both readings
+/// share; a name that states its kind of division (`Jefferson County`), that kind.
 fn place(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
-    vocabulary
-        .country(name)
-        .map(places::country)
+    if let Some(country) = vocabulary.country(name) {
+        return Some(places::country(country));
+    }
+    if let Some(rungs) = name
+        .split_once(", ")
+        .and_then(|(head, qualifier)| places::qualified(vocabulary, head, qualifier))
+    {
+        return Some(rungs);
+    }
+    places::city_or_region(vocabulary, name)
         .or_else(|| places::city(vocabulary, name))
         .or_else(|| places::first_level_region(vocabulary, name))
+        .or_else(|| {
+            places::stated_kind(name)
+                .map(|kind| Rung::all(RungSource::StatedKind, [kind.to_owned(), "a place".into()]))
+        })
 }
 
 /// The phrases of [`kg_rungs`].
@@ -311,6 +327,38 @@ mod tests {
             ]
         );
         assert!(kg_candidates(EntityType::Loc, "Nowhereville").is_empty());
+        // Qualified by its region or country: the city, or a place there.
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Austin, Texas")[..2],
+            ["a city in Texas", "a city in the United States"]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Jefferson County, Kentucky")[..2],
+            ["a county in Kentucky", "a county in the United States"]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Nowhereville, Norway")[..2],
+            ["a place in Norway", "a place in Northern Europe"]
+        );
+        assert!(kg_candidates(EntityType::Loc, "Nowhereville, Atlantis").is_empty());
+        // A province of Canada and a city in California share only the continent.
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Ontario"),
+            [
+                "a place in Northern America",
+                "a place in the Americas",
+                "a place"
+            ]
+        );
+        // A place whose name states its kind of division.
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Lagos State"),
+            ["a state", "a place"]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "County Kerry"),
+            ["a county", "a place"]
+        );
         assert!(kg_candidates(EntityType::Datetime, "Norway").is_empty());
     }
 

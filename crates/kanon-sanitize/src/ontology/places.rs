@@ -52,6 +52,101 @@ pub(super) fn demonym(vocabulary: &Vocabulary, demonym: &str) -> Option<Vec<Rung
     Some(Rung::all(RungSource::UnM49, adjectives))
 }
 
+/// `Austin, Texas`, `Berlin, Germany`, `Jefferson County, Kentucky`: a place qualified by its
+/// first-level region or country. A city the vocabulary places there climbs as that city; any
+/// other head is `a place` (or the kind its name states: `a county`) in the qualifier, and up
+/// from it. None when the qualifier is no region or country.
+pub(super) fn qualified(vocabulary: &Vocabulary, head: &str, qualifier: &str) -> Option<Vec<Rung>> {
+    let qualifier = qualifier.trim();
+    let (country, region) = match vocabulary.country(qualifier) {
+        Some(country) => (country, None),
+        None => {
+            let region = vocabulary.first_level_region(qualifier)?;
+            (vocabulary.country(&region.country)?, Some(region))
+        }
+    };
+    if let Some(city) = vocabulary.city(head.trim()).filter(|city| {
+        city.country == country.name
+            && region.is_none_or(|region| city.region.as_deref() == Some(region.name.as_str()))
+    }) {
+        return self::city(vocabulary, &city.name);
+    }
+    let what = stated_kind(head).unwrap_or("a place");
+    let mut rungs = Vec::new();
+    if let Some(region) = region {
+        rungs.push(format!("{what} in {}", place_name(&region.name)));
+    }
+    rungs.extend(climb(what, country, true));
+    Some(Rung::all(RungSource::GeoNames, rungs))
+}
+
+/// A name that is both a city and a first-level region the city is not in (`Ontario`, a
+/// province of Canada and a city in California; `St. Petersburg`, a city in Florida and
+/// Russia's federal city): only what both readings share, as `a place in …`. A city inside the
+/// region of its name (`Quebec`, `Lima`) keeps the city's reading, as the vocabulary's.
+pub(super) fn city_or_region(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    let city = vocabulary.city(name)?;
+    // Its vocabulary gives a city no region where the region has the city's name (`Lima`).
+    let region = vocabulary.first_level_region(name).filter(|region| {
+        !(region.country == city.country
+            && city
+                .region
+                .as_deref()
+                .is_none_or(|inside| inside == region.name))
+    })?;
+    let city_country = vocabulary.country(&city.country)?;
+    let region_country = vocabulary.country(&region.country)?;
+    let areas = |country: &Country| {
+        [
+            Some(country.name.clone()),
+            country.subregion.clone(),
+            country.region.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<String>>()
+    };
+    let of_city = areas(city_country);
+    let mut rungs: Vec<String> = areas(region_country)
+        .into_iter()
+        .filter(|area| of_city.contains(area))
+        .map(|area| format!("a place in {}", place_name(&area)))
+        .collect();
+    rungs.push("a place".to_owned());
+    Some(Rung::all(RungSource::GeoNames, rungs))
+}
+
+/// The kind of division a place's own name states: `Jefferson County` → `a county`, `Lagos
+/// State` → `a state`, `County Kerry` → `a county`.
+pub(super) fn stated_kind(name: &str) -> Option<&'static str> {
+    const KINDS: &[(&str, &str)] = &[
+        ("county", "a county"),
+        ("province", "a province"),
+        ("district", "a district"),
+        ("state", "a state"),
+        ("prefecture", "a prefecture"),
+        ("borough", "a borough"),
+        ("township", "a township"),
+        ("parish", "a parish"),
+        ("municipality", "a municipality"),
+        ("oblast", "an oblast"),
+        ("governorate", "a governorate"),
+        ("canton", "a canton"),
+    ];
+    let words: Vec<String> = name
+        .split_whitespace()
+        .map(|word| word.to_lowercase())
+        .collect();
+    if words.len() < 2 {
+        return None;
+    }
+    let (first, last) = (words.first()?, words.last()?);
+    KINDS
+        .iter()
+        .find(|(word, _)| last == word || (first == word && *word == "county"))
+        .map(|(_, kind)| *kind)
+}
+
 /// What a country calls its first-level divisions (`a state`, `a province`), where every one of
 /// them is such (Germany's city-states are states; the United States' capital district is not, and
 /// has no rung); `a region` elsewhere.
