@@ -270,6 +270,13 @@ impl Plan {
             .map_or(candidate, String::as_str)
     }
 
+    /// The people of the candidate a decided entity took, as the KG reads it (none for a label,
+    /// or a phrase the KG does not know).
+    fn chosen_people(&self, kg: &KgAttacker) -> Option<std::sync::Arc<Vec<u32>>> {
+        self.choice
+            .and_then(|_| kg.people_of(self.kg_phrase(&self.replacement)))
+    }
+
     /// Whether the replacement is a candidate's text (and so could carry an original), not a
     /// label or a deletion kanon wrote itself.
     fn shows_a_candidate(&self) -> bool {
@@ -885,9 +892,8 @@ impl<'m> Sanitizer<'m> {
         for (index, group) in groups.iter().enumerate() {
             if !plans[index].pending {
                 // A kept choice still counts with the KG attacker's later checks.
-                if let (Some(kg), Some(_)) = (kg, plans[index].choice) {
-                    let plan = &plans[index];
-                    kg_chosen.extend(kg.people_of(plan.kg_phrase(&plan.replacement)));
+                if let Some(kg) = kg {
+                    kg_chosen.extend(plans[index].chosen_people(kg));
                 }
                 continue;
             }
@@ -1032,8 +1038,6 @@ impl<'m> Sanitizer<'m> {
     }
 }
 
-/// What an entity's sources propose: every candidate in order with its source, and the
-/// hierarchies' rungs among them with the tables that make them true, for the audit.
 /// What the balanced allocation leaves an entity of the KG's candidates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
@@ -1087,9 +1091,7 @@ fn greedy_allowed(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> usize {
     let mut allowed = 0;
     for plan in plans {
         if !plan.pending {
-            if plan.choice.is_some() {
-                chosen.extend(kg.people_of(plan.kg_phrase(&plan.replacement)));
-            }
+            chosen.extend(plan.chosen_people(kg));
             continue;
         }
         let first_safe = plan
@@ -1119,9 +1121,7 @@ fn balanced_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Targe
     let mut known: Vec<Vec<(usize, Arc<Vec<u32>>)>> = vec![Vec::new(); plans.len()];
     for (index, plan) in plans.iter().enumerate() {
         if !plan.pending {
-            if plan.choice.is_some() {
-                fixed.extend(kg.people_of(plan.kg_phrase(&plan.replacement)));
-            }
+            fixed.extend(plan.chosen_people(kg));
             continue;
         }
         for (rank, candidate) in plan.candidates.iter().enumerate().skip(plan.first_rank) {
@@ -1189,6 +1189,8 @@ struct Kept {
     aliases: std::collections::BTreeMap<String, String>,
 }
 
+/// What an entity's sources propose: every candidate in order with its source, and the
+/// hierarchies' rungs among them with the tables that make them true, for the audit.
 struct Proposed {
     candidates: Vec<(String, CandidateSource)>,
     rungs: Vec<Rung>,

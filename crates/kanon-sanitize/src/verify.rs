@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use kanon_kg::vocab::Vocabulary;
 use serde::{Deserialize, Serialize};
 
-use crate::lemma::{is_stopword, lemma, words};
+use crate::lemma::{all_lemmas, is_stopword, lemma, words};
 
 /// Which of the model's candidates the sanitizer may use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,12 +109,7 @@ fn meaning(phrase: &str) -> BTreeSet<String> {
                     .map(|(_, region)| *region)
             });
         match place {
-            Some(place) => lemmas.extend(
-                words(place)
-                    .iter()
-                    .filter(|word| !is_stopword(word))
-                    .map(|word| lemma(word)),
-            ),
+            Some(place) => lemmas.extend(all_lemmas(place)),
             None => {
                 lemmas.insert(lemma(word));
             }
