@@ -225,6 +225,12 @@ pub struct SanitizerConfig {
     pub attackers: Vec<Attacker>,
     /// The KG attacker's k-anonymity test.
     pub kg_attack: crate::kg_attack::KgAttackConfig,
+    /// Reads what a span's own sentence says of it (`crate::context`): the kind a noun right
+    /// before it names (`the rock band …` → `a rock band`) is a candidate, and a mention that
+    /// modifies the noun after it (`an Oslo suburb`) or follows the noun naming its kind is left
+    /// out under the generalizing strategies (`a suburb`, `the rock band`) rather than labeled.
+    /// Off: every mention takes its entity's replacement, as INTACT does.
+    pub read_context: bool,
 }
 
 impl Default for SanitizerConfig {
@@ -251,6 +257,7 @@ impl Default for SanitizerConfig {
             attack_context_chars: 0,
             attackers: vec![Attacker::Kg, Attacker::Llm],
             kg_attack: crate::kg_attack::KgAttackConfig::default(),
+            read_context: true,
         }
     }
 }
@@ -414,8 +421,8 @@ impl SanitizerConfigBuilder {
     }
     /// Every kanon variant at once, as kanon ran before INTACT's defaults: greedy, 48 tokens, the
     /// one-shot generation prompt, the zero-shot attack, the longest mention, strict guesses,
-    /// candidate words ignored, Dice ≥ 0.6 — and the model as the only source of candidates, as
-    /// before the hierarchies.
+    /// candidate words ignored, Dice ≥ 0.6 — the model as the only source of candidates, as
+    /// before the hierarchies and the sentence's reading.
     pub fn kanon_variants(mut self) -> Self {
         self.config.candidate_sources = CandidateSources::Model;
         self.config.model_candidates = crate::verify::ModelCandidates::Any;
@@ -428,6 +435,7 @@ impl SanitizerConfigBuilder {
         self.config.ignore_candidate_words = true;
         self.config.ngram_match = NgramMatch::Dice { threshold: 0.6 };
         self.config.attackers = vec![Attacker::Llm];
+        self.config.read_context = false;
         self
     }
     /// Who attacks INTACT's candidates (`["kg", "llm"]` by default).
@@ -438,6 +446,11 @@ impl SanitizerConfigBuilder {
     /// The KG attacker's k and largest combination.
     pub fn kg_attack(mut self, config: crate::kg_attack::KgAttackConfig) -> Self {
         self.config.kg_attack = config;
+        self
+    }
+    /// Whether what a span's sentence says of it is read (on by default).
+    pub fn read_context(mut self, read: bool) -> Self {
+        self.config.read_context = read;
         self
     }
     /// Characters of the document the attacker sees around the entity's first mention (0: all).

@@ -36,6 +36,11 @@ pub enum Reason {
     /// Not a detected span: a release gate masked the word (an attacker leaned on it); the
     /// placeholder is used.
     Masked,
+    /// Every mention of the entity modifies the noun after it (`an Oslo suburb`) or follows the
+    /// noun that names its kind (`the rock band …`): left out, what remains is true of it and
+    /// more general (`a suburb`, `the rock band`). A generalizing strategy's choice where no
+    /// phrase need stand in its place (`read_context`).
+    Dropped,
 }
 
 /// The replacement of one span, with how it was chosen: offsets, type, replacement and reason

@@ -43,6 +43,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod context;
 pub mod coverage;
 pub mod date;
 pub mod edit;

@@ -131,6 +131,14 @@ fn previous_word(out: &str) -> Option<(usize, usize)> {
     Some((start, trimmed.len()))
 }
 
+/// Whether `open` and `close` are an opening and a closing quote of one kind.
+fn quotes_pair(open: char, close: char) -> bool {
+    matches!(
+        (open, close),
+        ('"', '"') | ('\'', '\'') | ('“', '”') | ('‘', '’') | ('«', '»')
+    )
+}
+
 fn first_word(phrase: &str) -> &str {
     phrase.split_whitespace().next().unwrap_or("")
 }
@@ -253,19 +261,42 @@ impl Output {
     fn touch_up(&mut self, at: std::ops::Range<usize>, with: &str) {
         let delta = with.len() as isize - (at.end - at.start) as isize;
         self.text.replace_range(at.clone(), with);
+        // A point inside the bytes replaced (a deletion's empty range) stays inside what
+        // replaces them.
+        let moved = |point: usize| {
+            if point >= at.end {
+                (point as isize + delta) as usize
+            } else if point > at.start {
+                at.start + (point - at.start).min(with.len())
+            } else {
+                point
+            }
+        };
         for range in self.ranges.iter_mut() {
-            if range.start >= at.end {
-                range.start = (range.start as isize + delta) as usize;
-            }
-            if range.end >= at.end {
-                range.end = (range.end as isize + delta) as usize;
-            }
+            range.start = moved(range.start);
+            range.end = moved(range.end);
         }
     }
 
     /// A suppressed span: no double space and no space before punctuation left behind; at the
     /// start of a line, the spaces after it go too (`cursor` moves past them).
     fn delete(&mut self, chars: &[char], cursor: &mut usize) {
+        // Quotes that held only the span go with it (`the film "…"`).
+        let written_by_a_replacement =
+            |text: &str, ranges: &[std::ops::Range<usize>], at: usize| {
+                ranges.last().is_some_and(|range| range.end > at) || at > text.len()
+            };
+        if let (Some(open), Some(&close)) = (self.text.chars().last(), chars.get(*cursor))
+            && quotes_pair(open, close)
+            && !written_by_a_replacement(
+                &self.text,
+                &self.ranges,
+                self.text.len() - open.len_utf8(),
+            )
+        {
+            self.text.pop();
+            *cursor += 1;
+        }
         let out = &mut self.text;
         let next = chars.get(*cursor).copied();
         if out.ends_with(char::is_whitespace)
@@ -279,7 +310,45 @@ impl Output {
                 *cursor += 1;
             }
         }
-        self.ranges.push(out.len()..out.len());
+        self.article_before_next_word(chars, *cursor);
+        self.ranges.push(self.text.len()..self.text.len());
+    }
+
+    /// `an Oslo suburb` with `Oslo` left out: the article agrees with the word that now follows
+    /// it (`a suburb`).
+    fn article_before_next_word(&mut self, chars: &[char], cursor: usize) {
+        let trimmed = self.text.trim_end();
+        let Some(start) = trimmed
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_alphabetic())
+            .last()
+            .map(|(i, _)| i)
+        else {
+            return;
+        };
+        let end = trimmed.len();
+        let before = self.text[start..end].to_owned();
+        let preceded_by_letter = self.text[..start]
+            .chars()
+            .last()
+            .is_some_and(char::is_alphanumeric);
+        // An article a replacement wrote is its own.
+        let written = self.ranges.last().is_some_and(|range| range.end > start);
+        if written || preceded_by_letter || !["a", "an"].contains(&before.to_lowercase().as_str()) {
+            return;
+        }
+        let next: String = chars[cursor.min(chars.len())..]
+            .iter()
+            .skip_while(|c| c.is_whitespace())
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        if next.is_empty() {
+            return;
+        }
+        let article = if takes_an(&next) { "an" } else { "a" };
+        let with = same_case(&before, article);
+        self.touch_up(start..end, &with);
     }
 
     /// One article or preposition where the text so far and the phrase would give two: a
@@ -379,5 +448,36 @@ mod tests {
         assert!(!takes_an("university"));
         assert!(takes_an("island"));
         assert!(takes_an("80-year-old"));
+    }
+
+    fn deletion(start: usize, end: usize) -> Replacement {
+        Replacement {
+            start,
+            end,
+            entity_type: EntityType::Loc,
+            text: String::new(),
+            bracketed: false,
+            label: false,
+            fallback: false,
+        }
+    }
+
+    #[test]
+    fn a_left_out_modifier_leaves_an_article_that_agrees() {
+        let text = "She lives in an Oslo suburb. He was a Apple engineer.";
+        let oslo = text.find("Oslo").unwrap();
+        let apple = text.find("Apple").unwrap();
+        let out = render(
+            text,
+            &[deletion(oslo, oslo + 4), deletion(apple, apple + 5)],
+        );
+        assert_eq!(out, "She lives in a suburb. He was an engineer.");
+    }
+
+    #[test]
+    fn quotes_around_a_left_out_name_go_with_it() {
+        let text = "the film \"Alpha\" won";
+        let start = text.find("Alpha").unwrap();
+        assert_eq!(render(text, &[deletion(start, start + 5)]), "the film won");
     }
 }

@@ -14,6 +14,7 @@ use crate::config::{
     AttackPrompt, Attacker, CandidateSources, DirectStyle, GenerationPrompt, GuessFilter,
     Representative, SanitizerConfig, Strategy,
 };
+use crate::context::{Reading, Slot};
 use crate::coverage::{merge_overlaps, propagate, surviving_masked_strings};
 use crate::date::parse_date;
 use crate::edit::{Edit, Reason, SanitizedDocument};
@@ -85,6 +86,13 @@ pub struct SanitizeStats {
     /// … of which the original's term climbs to the generalization: true of the original.
     #[serde(default)]
     pub kg_true: u64,
+    /// Entities given the kind their sentence names (`the rock band …` → `a rock band`).
+    #[serde(default)]
+    pub context_entities: u64,
+    /// Mentions left out where they modify the noun after them or follow the noun naming their
+    /// kind (`an Oslo suburb` → `a suburb`): what remains is true of them.
+    #[serde(default)]
+    pub dropped_spans: u64,
 }
 
 impl SanitizeStats {
@@ -116,6 +124,8 @@ impl SanitizeStats {
         self.kg_reserved += other.kg_reserved;
         self.kg_resolved += other.kg_resolved;
         self.kg_true += other.kg_true;
+        self.context_entities += other.context_entities;
+        self.dropped_spans += other.dropped_spans;
     }
 
     /// Model requests of both kinds: generations and attacks.
@@ -287,6 +297,17 @@ impl Plan {
     }
 }
 
+/// The mention candidates are asked for, and what its entity's sentences say.
+#[derive(Debug, Clone, Copy)]
+struct Asked<'a> {
+    span: kanon_core::Span,
+    surface: &'a str,
+    /// The kind a sentence names for the entity (`a rock band`).
+    stated_kind: Option<&'a str>,
+    /// The mention is left out where it stands (it modifies the noun after it).
+    left_out: bool,
+}
+
 /// Sanitizes documents with one config and (for the generalizing strategies) one model.
 #[derive(Clone)]
 pub struct Sanitizer<'m> {
@@ -404,7 +425,10 @@ impl<'m> Sanitizer<'m> {
                 .map(|span| Mention::new(span.start, span.end, EntityType::Misc))
                 .collect::<Vec<_>>(),
         )?;
-        let entities = Entities::new(text, mentions, &constraints.masked, &mut stats);
+        let mut entities = Entities::new(text, mentions, &constraints.masked, &mut stats);
+        if !self.config.read_context || !self.config.strategy.generalizes() {
+            entities.ignore_context();
+        }
         let mut plans = Vec::with_capacity(entities.groups.len());
         for (index, group) in entities.groups.iter().enumerate() {
             let plan = if entities.gated[index] {
@@ -516,13 +540,23 @@ impl<'m> Sanitizer<'m> {
                         Reason::DirectIdentifier,
                     ));
                 }
+                // Nowhere does a phrase need to stand in its place (a demonym's adjectives
+                // still may, before the noun it modifies).
+                let droppable = entities.droppable(group);
+                if droppable && group.entity_type != EntityType::Dem {
+                    return Ok(Plan::fixed(String::new(), Reason::Dropped));
+                }
                 let Kept {
                     candidates,
                     audit: proposed,
                     aliases,
                 } = self.candidates(text, group, entities, stats)?;
                 let (Some(_), Some(last)) = (candidates.first(), candidates.last()) else {
-                    let mut plan = Plan::fixed(group.label(), Reason::NoCandidates);
+                    let mut plan = if droppable {
+                        Plan::fixed(String::new(), Reason::Dropped)
+                    } else {
+                        Plan::fixed(group.label(), Reason::NoCandidates)
+                    };
                     plan.proposed = proposed;
                     return Ok(plan);
                 };
@@ -601,7 +635,13 @@ impl<'m> Sanitizer<'m> {
             }
             None => {
                 let span = entities.mentions[representative].span;
-                self.proposals(text, group.entity_type, span, surface, stats)?
+                let asked = Asked {
+                    span,
+                    surface,
+                    stated_kind: entities.stated_kind(group),
+                    left_out: entities.readings[representative].slot.droppable(),
+                };
+                self.proposals(text, group.entity_type, &asked, stats)?
             }
         };
         let masked = MaskedStrings::new(group, &entities.mentions, surfaces, source_of_all);
@@ -615,18 +655,32 @@ impl<'m> Sanitizer<'m> {
         &self,
         text: &str,
         entity_type: EntityType,
-        span: kanon_core::Span,
-        surface: &str,
+        asked: &Asked<'_>,
         stats: &mut SanitizeStats,
     ) -> Result<Proposed> {
+        let Asked {
+            span,
+            surface,
+            stated_kind,
+            left_out: representative_left_out,
+        } = *asked;
         let sources = self.config.candidate_sources;
         // `a city in Norway` cannot stand where the span is a modifier (`an Oslo suburb`);
-        // a demonym's rungs are adjectives, which can.
-        let noun_phrase_misfits =
-            entity_type != EntityType::Dem && used_as_modifier(text, span.end);
+        // a demonym's rungs are adjectives, which can. Reading the context, such a mention is
+        // left out instead, and the rungs serve the entity's other mentions.
+        // A count's rungs are counts (`more than 80 films`), which can too.
+        let count = entity_type == EntityType::Quantity
+            && self.config.read_context
+            && surface
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' '));
+        let noun_phrase_misfits = entity_type != EntityType::Dem
+            && !count
+            && !representative_left_out
+            && used_as_modifier(text, span.end);
         // What the hierarchies know of the entity: its candidates, unless the config or the
         // grammar rules them out, and what confirms the model's.
-        let known: Vec<Rung> = {
+        let mut known: Vec<Rung> = {
             let rungs = crate::ontology::kg_rungs(entity_type, surface);
             match self.kg_attacker() {
                 // A name no table lists: the kind the KG's facts give it.
@@ -634,6 +688,27 @@ impl<'m> Sanitizer<'m> {
                 _ => rungs,
             }
         };
+        if let Some(kind) = stated_kind {
+            stats.context_entities += 1;
+            let noun = kind.rsplit(' ').next().unwrap_or(kind).to_lowercase();
+            let agrees = |rung: &Rung| {
+                rung.text
+                    .to_lowercase()
+                    .split(|c: char| !c.is_alphanumeric() && c != '-')
+                    .any(|word| word == noun)
+            };
+            // The document says what it is: a reading of the name that says otherwise (`the
+            // film Chicago` is no city in Illinois) is not this one.
+            if !known.iter().any(agrees) {
+                known.clear();
+            }
+            if !known
+                .iter()
+                .any(|rung| rung.text.eq_ignore_ascii_case(kind))
+            {
+                known.push(Rung::new(crate::ontology::RungSource::Context, kind));
+            }
+        }
         let confirming: Vec<String> = known.iter().map(|rung| rung.text.clone()).collect();
         let rungs: Vec<Rung> = if sources == CandidateSources::Model || noun_phrase_misfits {
             Vec::new()
@@ -1496,6 +1571,8 @@ struct Entities {
     group_of: Vec<usize>,
     /// Whether each group is a word a release gate masked rather than a detected entity.
     gated: Vec<bool>,
+    /// What each mention's sentence says of it (`crate::context`).
+    readings: Vec<Reading>,
 }
 
 impl Entities {
@@ -1600,6 +1677,19 @@ impl Entities {
                 group_of[mention] = index;
             }
         }
+        let chars: Vec<char> = text.chars().collect();
+        let readings = mentions
+            .iter()
+            .zip(&group_of)
+            .map(|(mention, &group)| {
+                crate::context::read(
+                    &chars,
+                    mention.span.start,
+                    mention.span.end,
+                    groups[group].entity_type,
+                )
+            })
+            .collect();
         Entities {
             mentions,
             surfaces,
@@ -1607,6 +1697,49 @@ impl Entities {
             groups,
             group_of,
             gated,
+            readings,
+        }
+    }
+
+    /// Every mention a noun phrase of its own, no kind read: as when the context is not read.
+    fn ignore_context(&mut self) {
+        for reading in &mut self.readings {
+            reading.slot = Slot::Head;
+            reading.kind = None;
+        }
+    }
+
+    /// Whether every mention of the entity can be left out.
+    fn droppable(&self, group: &EntityGroup) -> bool {
+        group
+            .mentions
+            .iter()
+            .all(|&mention| self.readings[mention].slot.droppable())
+    }
+
+    /// The kind the first mention that names one is given by its sentence.
+    fn stated_kind(&self, group: &EntityGroup) -> Option<&str> {
+        group
+            .mentions
+            .iter()
+            .find_map(|&mention| self.readings[mention].kind.as_deref())
+    }
+
+    /// Whether `mention`, to be replaced by `phrase`, is left out: it follows its kind's noun,
+    /// or it modifies the noun after it and `phrase` is no adjective (a demonym's rung is one).
+    fn left_out(&self, mention: usize, entity_type: EntityType, phrase: &str) -> bool {
+        match self.readings[mention].slot {
+            Slot::Head => false,
+            Slot::Apposition => true,
+            Slot::Modifier => {
+                let first = phrase.split_whitespace().next().unwrap_or("");
+                let noun_phrase = ["a", "an", "the"].contains(&first.to_lowercase().as_str());
+                entity_type != EntityType::Dem || noun_phrase || phrase.is_empty() || {
+                    // A label (`DEM 1`) reads as no adjective.
+                    phrase.starts_with(char::is_uppercase)
+                        && phrase.ends_with(|c: char| c.is_ascii_digit())
+                }
+            }
         }
     }
 
@@ -1639,15 +1772,21 @@ impl Entities {
                 plan.reason,
                 Reason::AllGuessed | Reason::NoCandidates | Reason::Escalated
             );
+            let generalizing = fallback
+                || matches!(
+                    plan.reason,
+                    Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed
+                );
             for &mention in &group.mentions {
+                let dropped = generalizing && self.left_out(mention, group.entity_type, &text);
                 replacements.push(Replacement {
                     start: self.mentions[mention].span.start,
                     end: self.mentions[mention].span.end,
                     entity_type: group.entity_type,
-                    text: text.clone(),
-                    bracketed,
-                    label,
-                    fallback: fallback && !bracketed,
+                    text: if dropped { String::new() } else { text.clone() },
+                    bracketed: bracketed && !dropped,
+                    label: label && !dropped,
+                    fallback: fallback && !bracketed && !dropped,
                 });
             }
         }
@@ -1681,6 +1820,7 @@ impl Entities {
                 Reason::DirectIdentifier => stats.direct_spans += 1,
                 Reason::AllGuessed | Reason::Escalated => stats.all_guessed_spans += 1,
                 Reason::NoCandidates => stats.no_candidate_spans += 1,
+                Reason::Dropped => {}
                 Reason::MostSpecific | Reason::LeastSpecific | Reason::NotGuessed => {
                     if let Some(choice) = plan.choice {
                         stats.count_choice(choice - 1);
@@ -1688,6 +1828,9 @@ impl Entities {
                 }
             }
             let range = ranges[index].clone();
+            if range.is_empty() && plan.reason != Reason::Suppressed {
+                stats.dropped_spans += 1;
+            }
             edits.push(Edit {
                 start: mention.span.start,
                 end: mention.span.end,

@@ -83,6 +83,12 @@ impl SanitizeSummary {
                 stats.caught_leaks
             ));
         }
+        if stats.dropped_spans > 0 || stats.context_entities > 0 {
+            lines.push(format!(
+                "read from the sentence: {} entities given the kind it names; {} spans left out where they modify the noun after them or follow the noun naming their kind",
+                stats.context_entities, stats.dropped_spans
+            ));
+        }
         if stats.kg_checks > 0 {
             let reserved = if stats.kg_reserved > 0 {
                 format!(

@@ -947,3 +947,68 @@ fn where_no_hierarchy_knows_the_entity_verified_keeps_its_label_and_checked_drop
         [Some(kanon_sanitize::audit::Rejection::Judgement), None]
     );
 }
+
+#[test]
+fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
+    use kanon_sanitize::ontology::RungSource;
+    let text = "She sang with the rock band Zorblax. Zorblax toured widely. She lives in an \
+                Oslo suburb. He starred in the film Chicago. Chicago won six awards. He directed \
+                87 films.";
+    let spans = mentions(
+        text,
+        &[
+            ("Zorblax", EntityType::Org),
+            ("Zorblax", EntityType::Org),
+            ("Oslo", EntityType::Loc),
+            ("Chicago", EntityType::Misc),
+            ("Chicago", EntityType::Misc),
+            ("87", EntityType::Quantity),
+        ],
+    );
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config.clone())
+        .unwrap()
+        .sanitize("context", text, &spans)
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "She sang with the rock band. A rock band toured widely. She lives in a suburb. He \
+         starred in the film. A film won six awards. He directed more than 80 films."
+    );
+    let band = &sanitized.audit.entities[0];
+    assert_eq!(band.replacement, "a rock band");
+    assert_eq!(band.candidates[0].hierarchy, Some(RungSource::Context));
+    assert_eq!(sanitized.audit.entities[1].reason, Reason::Dropped);
+    // The document says Chicago is a film: the city's rungs are not its reading here.
+    let film = &sanitized.audit.entities[2];
+    let candidates: Vec<&str> = film.candidates.iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(candidates, ["a film"]);
+    assert_eq!(
+        (
+            sanitized.stats.context_entities,
+            sanitized.stats.dropped_spans
+        ),
+        (2, 3)
+    );
+    // Off: every mention takes its entity's replacement, a modifier its label.
+    let off = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .candidate_sources(kanon_sanitize::config::CandidateSources::KnowledgeGraph)
+            .read_context(false)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+    .sanitize("context", text, &spans)
+    .unwrap();
+    assert_eq!(
+        off.document.text,
+        "She sang with the rock band ORG 1. ORG 1 toured widely. She lives in an LOC 1 suburb. \
+         He starred in the film city in Illinois. A city in Illinois won six awards. He directed \
+         a number of films."
+    );
+}

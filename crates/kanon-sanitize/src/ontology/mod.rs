@@ -82,6 +82,12 @@ pub enum RungSource {
     /// The KG's facts: the property a name is the value of for everyone who has it (a team, a
     /// party, an employer), from the index's `properties.bin`.
     KgFacts,
+    /// kanon's list of the sense a kind of person has in a biography where WordNet lists
+    /// several (`actor` → `a performer`).
+    BiographySense,
+    /// The kind the document itself names right before a mention (`the rock band …`), read by
+    /// [`crate::context`].
+    Context,
 }
 
 /// One generalization of a span, with where it comes from.
@@ -94,7 +100,7 @@ pub struct Rung {
 }
 
 impl Rung {
-    fn new(source: RungSource, text: impl Into<String>) -> Rung {
+    pub(crate) fn new(source: RungSource, text: impl Into<String>) -> Rung {
         Rung {
             text: text.into(),
             source,

@@ -22,7 +22,46 @@ pub(super) fn hypernyms(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Ru
             return Some(rungs(chain, true));
         }
     }
+    for kind in [lower.as_str(), head] {
+        let (found, plural) = match biography_sense(kind) {
+            Some(chain) => (chain, false),
+            None => match singular(kind).as_deref().and_then(biography_sense) {
+                Some(chain) => (chain, true),
+                None => continue,
+            },
+        };
+        let chain: Vec<String> = found.iter().map(|kind| (*kind).to_owned()).collect();
+        let mut climbed = rungs(&chain, plural);
+        for rung in &mut climbed {
+            rung.source = RungSource::BiographySense;
+        }
+        return Some(climbed);
+    }
     None
+}
+
+/// Kinds of people WordNet lists in several senses none of whose hypernyms they all share (so
+/// its table keeps none), with the sense they have in a biography, where someone's occupation is
+/// stated: `actor` is a theatrical performer there, not `a person who acts`; `painter` an artist,
+/// not a house painter. From general knowledge; a kind whose senses a biography uses alike
+/// (`director`, `president`, `minister`, `model`, `pilot`) is not listed.
+fn biography_sense(kind: &str) -> Option<&'static [&'static str]> {
+    let chain: &[&str] = match kind {
+        "actor" => &["performer", "entertainer"],
+        "politician" => &["public figure"],
+        "journalist" | "author" => &["writer"],
+        "king" | "queen" | "emperor" | "empress" => &["monarch", "head of state"],
+        "musician" | "painter" | "sculptor" => &["artist"],
+        "architect" => &["designer", "creator"],
+        "philosopher" => &["scholar", "intellectual"],
+        "diplomat" => &["official"],
+        "nurse" => &["health professional", "professional"],
+        "conductor" => &["musician", "artist"],
+        "dancer" => &["performer", "entertainer"],
+        "rapper" => &["musician", "performer"],
+        _ => return None,
+    };
+    Some(chain)
 }
 
 /// The rungs of a political office its title states, where WordNet's word for it is ambiguous
@@ -228,6 +267,23 @@ mod tests {
         assert!(texts("minister").is_empty());
         assert!(texts("Minister of State for Women and Child Development").is_empty());
         assert!(texts("table").is_empty());
+    }
+
+    #[test]
+    fn kinds_wordnet_leaves_ambiguous_take_their_biography_sense() {
+        assert_eq!(texts("actor"), ["a performer", "an entertainer"]);
+        assert_eq!(texts("film actors"), ["performers", "entertainers"]);
+        assert_eq!(texts("Queen"), ["a monarch", "a head of state"]);
+        assert_eq!(texts("painter"), ["an artist"]);
+        let sources: Vec<RungSource> = hypernyms(Vocabulary::embedded(), "politician")
+            .unwrap()
+            .into_iter()
+            .map(|rung| rung.source)
+            .collect();
+        assert_eq!(sources, [RungSource::BiographySense]);
+        // Senses a biography uses alike get nothing.
+        assert!(texts("director").is_empty());
+        assert!(texts("model").is_empty());
     }
 
     #[test]
