@@ -54,7 +54,65 @@ pub struct Reading {
     pub slot: Slot,
     /// The kind the sentence names for it, as a noun phrase (`a rock band`).
     pub kind: Option<String>,
+    /// The kind the words it is the object of imply (`starred in ⟨…⟩` → `a production`): weaker
+    /// than a named kind, used only where no hierarchy knows the name.
+    pub implied: Option<String>,
 }
+
+/// Words a name is the object of, and the kind they imply it is, by the name's type.
+const FRAMES: &[(EntityType, &[&str], &str)] = &[
+    (
+        EntityType::Org,
+        &["graduated", "from"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["graduating", "from"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["studied", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["educated", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["enrolled", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["alumnus", "of"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["alumna", "of"],
+        "an educational institution",
+    ),
+    (EntityType::Org, &["played", "for"], "a team"),
+    (EntityType::Org, &["plays", "for"], "a team"),
+    (EntityType::Org, &["playing", "for"], "a team"),
+    (EntityType::Org, &["captained"], "a team"),
+    (EntityType::Misc, &["starred", "in"], "a production"),
+    (EntityType::Misc, &["stars", "in"], "a production"),
+    (EntityType::Misc, &["starring", "in"], "a production"),
+    (EntityType::Misc, &["co-starred", "in"], "a production"),
+    (EntityType::Misc, &["role", "in"], "a production"),
+    (EntityType::Misc, &["roles", "in"], "a production"),
+    (EntityType::Misc, &["cast", "in"], "a production"),
+    (EntityType::Misc, &["directed"], "a production"),
+    (EntityType::Misc, &["wrote"], "a written work"),
+    (EntityType::Misc, &["authored"], "a written work"),
+    (EntityType::Misc, &["awarded"], "an award"),
+    (EntityType::Misc, &["recipient", "of"], "an award"),
+];
 
 /// Nouns that name a kind of work, organisation, place, event or thing a name may follow.
 const KIND_NOUNS: &[&str] = &[
@@ -508,7 +566,39 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
     } else {
         Slot::Head
     };
-    Reading { slot, kind }
+    let implied = if kind.is_none() && names_something && !possessive {
+        implied_kind(chars, start, entity_type)
+    } else {
+        None
+    };
+    Reading {
+        slot,
+        kind,
+        implied,
+    }
+}
+
+/// The kind the words before the name imply it is (`played for the ⟨…⟩` → `a team`), past one
+/// determiner.
+fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option<String> {
+    let mut before: Vec<String> = words_before(chars, start, 3)
+        .into_iter()
+        .map(|word| word.to_lowercase())
+        .collect();
+    if before
+        .first()
+        .is_some_and(|word| ["the", "a", "an", "his", "her", "their"].contains(&word.as_str()))
+    {
+        before.remove(0);
+    }
+    FRAMES
+        .iter()
+        .find(|(frame_type, words, _)| {
+            *frame_type == entity_type
+                && words.len() <= before.len()
+                && words.iter().rev().zip(&before).all(|(a, b)| a == b)
+        })
+        .map(|(_, _, kind)| (*kind).to_owned())
 }
 
 /// The text after character `end`, past a closing quote.
@@ -666,6 +756,42 @@ mod tests {
             assert_eq!(got.kind, None, "{text}");
             assert_ne!(got.slot, Slot::Apposition, "{text}");
         }
+    }
+
+    #[test]
+    fn the_words_a_name_is_the_object_of_imply_its_kind() {
+        let implied =
+            |text: &str, span: &str, entity_type| reading(text, span, entity_type).implied;
+        assert_eq!(
+            implied("She starred in Alpha Beta.", "Alpha Beta", EntityType::Misc).as_deref(),
+            Some("a production")
+        );
+        assert_eq!(
+            implied(
+                "He played for the Dallas Rangers.",
+                "Dallas Rangers",
+                EntityType::Org
+            )
+            .as_deref(),
+            Some("a team")
+        );
+        assert_eq!(
+            implied("He graduated from Eton.", "Eton", EntityType::Org).as_deref(),
+            Some("an educational institution")
+        );
+        // Another type, or a named kind, takes precedence over nothing: none implied.
+        assert_eq!(
+            implied("He played for Alpha.", "Alpha", EntityType::Misc),
+            None
+        );
+        assert_eq!(
+            implied("She starred in the film Alpha.", "Alpha", EntityType::Misc),
+            None
+        );
+        assert_eq!(
+            reading("She starred in Alpha.", "Alpha", EntityType::Misc).slot,
+            Slot::Head
+        );
     }
 
     #[test]

@@ -244,7 +244,15 @@ impl KgAttacker {
     /// neither a term that climbs to it nor one it names.
     fn terms_of(&self, key: &str, phrase: &str) -> Option<PhraseTerms<'_>> {
         let covered = self.covers.get(key).map_or(&[][..], Vec::as_slice);
-        let named = self.index.term_id(phrase);
+        // An indefinite phrase (`a team`) names no one thing: it is no term's name, even where
+        // the KG holds a name spelt like its noun (a band called `Team`).
+        let lower = phrase.trim_start().to_lowercase();
+        let indefinite = lower.starts_with("a ") || lower.starts_with("an ");
+        let named = if indefinite {
+            None
+        } else {
+            self.index.term_id(phrase)
+        };
         (!covered.is_empty() || named.is_some()).then_some(PhraseTerms { covered, named })
     }
 

@@ -304,6 +304,8 @@ struct Asked<'a> {
     surface: &'a str,
     /// The kind a sentence names for the entity (`a rock band`).
     stated_kind: Option<&'a str>,
+    /// The kind the words a mention is the object of imply (`a team`).
+    implied_kind: Option<&'a str>,
     /// The mention is left out where it stands (it modifies the noun after it).
     left_out: bool,
 }
@@ -639,6 +641,7 @@ impl<'m> Sanitizer<'m> {
                     span,
                     surface,
                     stated_kind: entities.stated_kind(group),
+                    implied_kind: entities.implied_kind(group),
                     left_out: entities.readings[representative].slot.droppable(),
                 };
                 self.proposals(text, group.entity_type, &asked, stats)?
@@ -662,6 +665,7 @@ impl<'m> Sanitizer<'m> {
             span,
             surface,
             stated_kind,
+            implied_kind,
             left_out: representative_left_out,
         } = *asked;
         let sources = self.config.candidate_sources;
@@ -688,6 +692,13 @@ impl<'m> Sanitizer<'m> {
                 _ => rungs,
             }
         };
+        if let Some(kind) = implied_kind
+            && known.is_empty()
+            && stated_kind.is_none()
+        {
+            stats.context_entities += 1;
+            known.push(Rung::new(crate::ontology::RungSource::Context, kind));
+        }
         if let Some(kind) = stated_kind {
             stats.context_entities += 1;
             let noun = kind.rsplit(' ').next().unwrap_or(kind).to_lowercase();
@@ -1706,6 +1717,7 @@ impl Entities {
         for reading in &mut self.readings {
             reading.slot = Slot::Head;
             reading.kind = None;
+            reading.implied = None;
         }
     }
 
@@ -1723,6 +1735,14 @@ impl Entities {
             .mentions
             .iter()
             .find_map(|&mention| self.readings[mention].kind.as_deref())
+    }
+
+    /// The kind the words the first mention that implies one is the object of imply.
+    fn implied_kind(&self, group: &EntityGroup) -> Option<&str> {
+        group
+            .mentions
+            .iter()
+            .find_map(|&mention| self.readings[mention].implied.as_deref())
     }
 
     /// Whether `mention`, to be replaced by `phrase`, is left out: it follows its kind's noun,

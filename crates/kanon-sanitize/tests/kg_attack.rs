@@ -80,6 +80,8 @@ fn phrases_stand_for_everyone_the_terms_they_cover_stand_for() {
     // A KG term named by a candidate itself.
     assert_eq!(*kg.people_of("Oslo").unwrap(), [1, 2, 3, 4, 5]);
     assert!(kg.people_of("a nice town").is_none());
+    // An indefinite phrase names no term, though its noun is spelt like one (`a team`).
+    assert!(kg.people_of("an Oslo").is_none());
 }
 
 #[test]

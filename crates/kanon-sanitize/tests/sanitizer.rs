@@ -953,7 +953,7 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
     use kanon_sanitize::ontology::RungSource;
     let text = "She sang with the rock band Zorblax. Zorblax toured widely. She lives in an \
                 Oslo suburb. He starred in the film Chicago. Chicago won six awards. He directed \
-                87 films.";
+                87 films. He played for Fjordhavn.";
     let spans = mentions(
         text,
         &[
@@ -963,6 +963,7 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
             ("Chicago", EntityType::Misc),
             ("Chicago", EntityType::Misc),
             ("87", EntityType::Quantity),
+            ("Fjordhavn", EntityType::Org),
         ],
     );
     let config = SanitizerConfig::builder()
@@ -976,7 +977,8 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
     assert_eq!(
         sanitized.document.text,
         "She sang with the rock band. A rock band toured widely. She lives in a suburb. He \
-         starred in the film. A film won six awards. He directed more than 80 films."
+         starred in the film. A film won six awards. He directed more than 80 films. He played \
+         for a team."
     );
     let band = &sanitized.audit.entities[0];
     assert_eq!(band.replacement, "a rock band");
@@ -991,7 +993,7 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
             sanitized.stats.context_entities,
             sanitized.stats.dropped_spans
         ),
-        (2, 3)
+        (3, 3)
     );
     // Off: every mention takes its entity's replacement, a modifier its label.
     let off = Sanitizer::new(
@@ -1009,6 +1011,6 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
         off.document.text,
         "She sang with the rock band ORG 1. ORG 1 toured widely. She lives in an LOC 1 suburb. \
          He starred in the film city in Illinois. A city in Illinois won six awards. He directed \
-         a number of films."
+         a number of films. He played for ORG 2."
     );
 }
