@@ -96,6 +96,48 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
         &["alumna", "of"],
         "an educational institution",
     ),
+    (
+        EntityType::Org,
+        &["studying", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["professor", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["lecturer", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["taught", "at"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["degree", "from"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["doctorate", "from"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["phd", "from"],
+        "an educational institution",
+    ),
+    (
+        EntityType::Org,
+        &["diploma", "from"],
+        "an educational institution",
+    ),
+    (EntityType::Org, &["drafted", "by"], "a team"),
+    (EntityType::Org, &["coach", "of"], "a team"),
     (EntityType::Org, &["played", "for"], "a team"),
     (EntityType::Org, &["plays", "for"], "a team"),
     (EntityType::Org, &["playing", "for"], "a team"),
@@ -108,6 +150,11 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Misc, &["roles", "in"], "a production"),
     (EntityType::Misc, &["cast", "in"], "a production"),
     (EntityType::Misc, &["directed"], "a production"),
+    (EntityType::Misc, &["co-directed"], "a production"),
+    (EntityType::Misc, &["produced"], "a production"),
+    (EntityType::Misc, &["recorded"], "a recording"),
+    (EntityType::Misc, &["co-wrote"], "a written work"),
+    (EntityType::Misc, &["published"], "a publication"),
     (EntityType::Misc, &["wrote"], "a written work"),
     (EntityType::Misc, &["authored"], "a written work"),
     (EntityType::Misc, &["awarded"], "an award"),
@@ -777,6 +824,10 @@ mod tests {
         );
         assert_eq!(
             implied("He graduated from Eton.", "Eton", EntityType::Org).as_deref(),
+            Some("an educational institution")
+        );
+        assert_eq!(
+            implied("She holds a PhD from Acme.", "Acme", EntityType::Org).as_deref(),
             Some("an educational institution")
         );
         // Another type, or a named kind, takes precedence over nothing: none implied.

@@ -59,6 +59,7 @@ fn biography_sense(kind: &str) -> Option<&'static [&'static str]> {
         "conductor" => &["musician", "artist"],
         "dancer" => &["performer", "entertainer"],
         "rapper" => &["musician", "performer"],
+        "referee" | "umpire" => &["sports official", "official"],
         _ => return None,
     };
     Some(chain)
@@ -275,6 +276,10 @@ mod tests {
         assert_eq!(texts("film actors"), ["performers", "entertainers"]);
         assert_eq!(texts("Queen"), ["a monarch", "a head of state"]);
         assert_eq!(texts("painter"), ["an artist"]);
+        assert_eq!(
+            texts("Brazilian football referee"),
+            ["a sports official", "an official"]
+        );
         let sources: Vec<RungSource> = hypernyms(Vocabulary::embedded(), "politician")
             .unwrap()
             .into_iter()
