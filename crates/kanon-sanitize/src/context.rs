@@ -615,6 +615,7 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
     };
     let implied = if kind.is_none() && names_something && !possessive {
         implied_kind(chars, start, entity_type)
+            .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
     } else {
         None
     };
@@ -646,6 +647,22 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
                 && words.iter().rev().zip(&before).all(|(a, b)| a == b)
         })
         .map(|(_, _, kind)| (*kind).to_owned())
+}
+
+/// Whether a miscellany's name is followed by a year in brackets (`Alpha Beta (1997)`): how a
+/// film, a record or a book is cited with its year of release.
+fn dated_title(chars: &[char], end: usize, entity_type: EntityType) -> bool {
+    let mut at = end;
+    if chars.get(at).is_some_and(|c| is_quote(*c)) {
+        at += 1;
+    }
+    let rest: String = chars[at.min(chars.len())..].iter().take(7).collect();
+    let bytes = rest.as_bytes();
+    entity_type == EntityType::Misc
+        && bytes.len() == 7
+        && rest.starts_with(" (")
+        && rest.ends_with(')')
+        && bytes[2..6].iter().all(u8::is_ascii_digit)
 }
 
 /// The text after character `end`, past a closing quote.
@@ -833,6 +850,19 @@ mod tests {
         // Another type, or a named kind, takes precedence over nothing: none implied.
         assert_eq!(
             implied("He played for Alpha.", "Alpha", EntityType::Misc),
+            None
+        );
+        assert_eq!(
+            implied(
+                "He is known for Alpha Beta (1997).",
+                "Alpha Beta",
+                EntityType::Misc
+            )
+            .as_deref(),
+            Some("a creative work")
+        );
+        assert_eq!(
+            implied("the Alpha (1997–2001)", "Alpha", EntityType::Misc),
             None
         );
         assert_eq!(
