@@ -138,6 +138,16 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     ),
     (EntityType::Org, &["drafted", "by"], "a team"),
     (EntityType::Org, &["coach", "of"], "a team"),
+    (EntityType::Org, &["ceo", "of"], "a company"),
+    (EntityType::Org, &["singer", "of"], "a band"),
+    (EntityType::Org, &["vocalist", "of"], "a band"),
+    (EntityType::Org, &["frontman", "of"], "a band"),
+    (EntityType::Org, &["frontwoman", "of"], "a band"),
+    (EntityType::Org, &["guitarist", "of"], "a band"),
+    (EntityType::Org, &["bassist", "of"], "a band"),
+    (EntityType::Org, &["drummer", "of"], "a band"),
+    (EntityType::Org, &["keyboardist", "of"], "a band"),
+    (EntityType::Loc, &["mayor", "of"], "a municipality"),
     (EntityType::Org, &["played", "for"], "a team"),
     (EntityType::Org, &["plays", "for"], "a team"),
     (EntityType::Org, &["playing", "for"], "a team"),
@@ -846,6 +856,10 @@ mod tests {
         assert_eq!(
             implied("She holds a PhD from Acme.", "Acme", EntityType::Org).as_deref(),
             Some("an educational institution")
+        );
+        assert_eq!(
+            implied("the lead singer of Zorblax", "Zorblax", EntityType::Org).as_deref(),
+            Some("a band")
         );
         // Another type, or a named kind, takes precedence over nothing: none implied.
         assert_eq!(
