@@ -758,14 +758,21 @@ fn stated_kind(chars: &[char], start: usize) -> Option<String> {
 /// space (not an adverb or a past tense, which would make the name a subject), and a determiner
 /// comes before it (any word for a demonym, which is an adjective).
 fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: EntityType) -> bool {
-    if !matches!(
-        entity_type,
-        EntityType::Org | EntityType::Misc | EntityType::Loc | EntityType::Dem
-    ) {
+    let surface: String = chars[start.min(end)..end.min(chars.len())].iter().collect();
+    let ordinal = entity_type == EntityType::Quantity && is_ordinal(&surface);
+    if !ordinal
+        && !matches!(
+            entity_type,
+            EntityType::Org | EntityType::Misc | EntityType::Loc | EntityType::Dem
+        )
+    {
         return false;
     }
     let rest = &chars[end.min(chars.len())..];
-    if !crate::render::followed_by_content_word(rest) {
+    // An ordinal also ranks a name (`the 18th Party Congress`).
+    let followed = crate::render::followed_by_content_word(rest)
+        || ordinal && rest.first() == Some(&' ') && rest.get(1).is_some_and(|c| c.is_uppercase());
+    if !followed {
         return false;
     }
     let next: String = rest[1..]
@@ -781,6 +788,52 @@ fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: Ent
     words_before(chars, start, 1)
         .first()
         .is_some_and(|word| DETERMINERS.contains(&word.to_lowercase().as_str()))
+}
+
+/// `18th`, `2nd`, `twenty-first`, `fifth`: a rank, which before a noun no rung can stand for
+/// (`the one of the first hundred Party Congress`), but which can be left out.
+fn is_ordinal(surface: &str) -> bool {
+    let word = surface.trim().to_lowercase();
+    if word.is_empty() || word.contains(char::is_whitespace) {
+        return false;
+    }
+    if word.starts_with(|c: char| c.is_ascii_digit()) {
+        let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &word[digits.len()..];
+        return digits.bytes().all(|b| b.is_ascii_digit())
+            && ["st", "nd", "rd", "th"].contains(&suffix);
+    }
+    let last = word.rsplit('-').next().unwrap_or(&word);
+    if ["first", "second", "third"].contains(&last) {
+        return true;
+    }
+    let Some(stem) = last.strip_suffix("th") else {
+        return false;
+    };
+    const STEMS: &[&str] = &[
+        "four",
+        "fif",
+        "six",
+        "seven",
+        "eigh",
+        "nin",
+        "ten",
+        "eleven",
+        "twelf",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "hundred",
+        "thousand",
+    ];
+    const TENS: &[&str] = &[
+        "twentie", "thirtie", "fortie", "fiftie", "sixtie", "seventie", "eightie", "ninetie",
+    ];
+    STEMS.contains(&stem) || TENS.contains(&stem)
 }
 
 #[cfg(test)]
@@ -915,8 +968,26 @@ mod tests {
             ("Oslo's suburbs", "Oslo's", EntityType::Loc),
             ("the 87 films", "87", EntityType::Quantity),
             ("in 1995 elections", "1995", EntityType::Datetime),
+            ("the 18th of May", "18th", EntityType::Quantity),
+            ("he came 3rd in it", "3rd", EntityType::Quantity),
+            ("the north wing", "north", EntityType::Quantity),
         ] {
             assert_eq!(reading(text, span, entity_type).slot, Slot::Head, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_rank_before_a_noun_or_a_name_modifies_it() {
+        for (text, span) in [
+            ("after the 18th Party Congress", "18th"),
+            ("his twenty-first album", "twenty-first"),
+            ("the fifth season", "fifth"),
+        ] {
+            assert_eq!(
+                reading(text, span, EntityType::Quantity).slot,
+                Slot::Modifier,
+                "{text}"
+            );
         }
     }
 }

@@ -40,6 +40,19 @@ const DETERMINERS: &[&str] = &[
 
 const ARTICLES: &[&str] = &["a", "an", "the"];
 
+/// Adjectives that stand only before a noun, so a phrase after them loses its article even with
+/// no determiner before them (`an actress, former a performer` → `former performer`).
+const PRENOMINAL: &[&str] = &[
+    "former",
+    "fellow",
+    "future",
+    "erstwhile",
+    "onetime",
+    "sometime",
+];
+
+const SEASONS: &[&str] = &["spring", "summer", "autumn", "fall", "winter"];
+
 /// Whether a phrase is spoken with a vowel sound first, so takes `an`.
 pub fn takes_an(phrase: &str) -> bool {
     let Some(word) = phrase.split_whitespace().next() else {
@@ -114,6 +127,25 @@ fn after_determiner_and_modifier(out: &str, start: usize) -> bool {
         }
         None => false,
     }
+}
+
+/// Whether the word at byte `start` of `out` is a capitalised modifier after a determiner, with
+/// at most one more modifier between: `the United States ⟨…⟩`, `a former Nigerian ⟨…⟩`.
+fn after_determiner_and_proper_adjectives(out: &str, start: usize) -> bool {
+    let capitalised = |at: usize| out[at..].starts_with(char::is_uppercase);
+    if !capitalised(start) {
+        return false;
+    }
+    let mut at = start;
+    if let Some((word_start, _)) = previous_word(&out[..at])
+        && capitalised(word_start)
+        && !opens_sentence(&out[..word_start])
+    {
+        at = word_start;
+    }
+    after_determiner_and_modifier(out, at)
+        || previous_word(&out[..at])
+            .is_some_and(|(word_start, _)| after_determiner_and_modifier(out, word_start))
 }
 
 /// The last word of `out` with its byte range, when `out` ends in a word and whitespace.
@@ -214,6 +246,7 @@ pub fn render_with_ranges(
         let phrase = phrase_in_place(replacement, phrase, &chars, cursor);
         let phrase = output.join_articles(replacement, phrase);
         output.agree_with_previous_word(replacement, &phrase);
+        output.preposition_for_a_period(replacement, &phrase);
         output.push(replacement, phrase);
     }
     output.text.extend(chars.get(cursor..).unwrap_or(&[]));
@@ -229,16 +262,17 @@ fn phrase_in_place(
     chars: &[char],
     cursor: usize,
 ) -> String {
-    if replacement.fallback
-        && replacement.entity_type == EntityType::Quantity
-        && followed_by_content_word(&chars[cursor.min(chars.len())..])
-    {
-        phrase = "a number of".to_owned();
-    }
     let original: String = chars[replacement.start.min(chars.len())..cursor]
         .iter()
         .collect();
     let original = original.trim_end();
+    if replacement.fallback
+        && replacement.entity_type == EntityType::Quantity
+        && counts_alone(original)
+        && followed_by_content_word(&chars[cursor.min(chars.len())..])
+    {
+        phrase = "a number of".to_owned();
+    }
     if !replacement.bracketed
         && (original.ends_with("'s") || original.ends_with("’s"))
         && !phrase.ends_with("'s")
@@ -247,6 +281,25 @@ fn phrase_in_place(
         phrase.push_str("'s");
     }
     phrase
+}
+
+/// Whether a span is a number alone (`87`, `forty-five`, `two hundred`), which counts the noun
+/// after it, and not a measure with its unit (`80 kg event`), before which `a number of` would
+/// not read.
+fn counts_alone(original: &str) -> bool {
+    original.split_whitespace().all(|word| {
+        let word = word.to_lowercase();
+        word.bytes()
+            .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
+            || word.split('-').all(|part| {
+                kanon_core::text::ONE_TO_NINETEEN.contains(&part)
+                    || kanon_core::text::TENS.contains(&part)
+                    || [
+                        "hundred", "thousand", "million", "billion", "dozen", "dozens",
+                    ]
+                    .contains(&part)
+            })
+    })
 }
 
 /// The text written so far, and the byte range each replacement took in it.
@@ -375,7 +428,9 @@ impl Output {
             self.touch_up(start..through_space, "");
         } else if phrase_article
             && (DETERMINERS.contains(&before_lower.as_str())
-                || after_determiner_and_modifier(&self.text, start))
+                || PRENOMINAL.contains(&before_lower.as_str())
+                || after_determiner_and_modifier(&self.text, start)
+                || after_determiner_and_proper_adjectives(&self.text, start))
         {
             // `his a university` → `his university`; `the former a state` → `the former state`.
             phrase = without_first_word(&phrase).to_owned();
@@ -398,9 +453,33 @@ impl Output {
             let with = same_case(&before, "in");
             self.touch_up(start..end, &with);
         } else if (before_lower == "a" || before_lower == "an") && !phrase.is_empty() {
-            let article = if takes_an(phrase) { "an" } else { "a" };
+            // A label is read as the word it abbreviates (`a MISC 1`, `an ORG 1`), not spelled.
+            let vowel_sound = if replacement.label && phrase == replacement.text.trim() {
+                phrase.starts_with(['A', 'E', 'I', 'O', 'U'])
+            } else {
+                takes_an(phrase)
+            };
+            let article = if vowel_sound { "an" } else { "a" };
             let with = same_case(&before, article);
             self.touch_up(start..end, &with);
+        }
+    }
+
+    /// `born 1962` may stand without a preposition, `born the early 1960s` may not: a date's
+    /// period (a decade, a century, a season) after a verb's participle takes `in`.
+    fn preposition_for_a_period(&mut self, replacement: &Replacement, phrase: &str) {
+        if replacement.entity_type != EntityType::Datetime || replacement.bracketed {
+            return;
+        }
+        let Some((start, end)) = previous_word(&self.text) else {
+            return;
+        };
+        let before = self.text[start..end].to_lowercase();
+        let participle = before == "born" || (before.len() > 3 && before.ends_with("ed"));
+        let first = first_word(phrase).to_lowercase();
+        let period = first == "the" || SEASONS.contains(&first.as_str());
+        if participle && period {
+            self.text.push_str("in ");
         }
     }
 
@@ -472,6 +551,95 @@ mod tests {
             &[deletion(oslo, oslo + 4), deletion(apple, apple + 5)],
         );
         assert_eq!(out, "She lives in a suburb. He was an engineer.");
+    }
+
+    fn date(start: usize, end: usize, text: &str) -> Replacement {
+        Replacement {
+            entity_type: EntityType::Datetime,
+            text: text.to_owned(),
+            ..deletion(start, end)
+        }
+    }
+
+    #[test]
+    fn a_period_after_a_participle_takes_in() {
+        let text = "He was born 1962, the firm founded 1990, from 1995 to 1999.";
+        let at = |word: &str| text.find(word).unwrap();
+        let out = render(
+            text,
+            &[
+                date(at("1962"), at("1962") + 4, "the early 1960s"),
+                date(at("1990"), at("1990") + 4, "summer 1990"),
+                date(at("1995"), at("1995") + 4, "the mid-1990s"),
+                date(at("1999"), at("1999") + 4, "1999"),
+            ],
+        );
+        assert_eq!(
+            out,
+            "He was born in the early 1960s, the firm founded in summer 1990, from the mid-1990s to 1999."
+        );
+        let born_a_year = render(text, &[date(at("1962"), at("1962") + 4, "1962")]);
+        assert_eq!(born_a_year, text);
+    }
+
+    #[test]
+    fn an_article_after_a_determiner_and_proper_adjectives_goes() {
+        let text = "He is a former Nigerian senator and the United States envoy.";
+        let at = |word: &str| text.find(word).unwrap();
+        let phrase = |start: usize, end: usize, text: &str| Replacement {
+            entity_type: EntityType::Dem,
+            text: text.to_owned(),
+            ..deletion(start, end)
+        };
+        let out = render(
+            text,
+            &[
+                phrase(at("senator"), at("senator") + 7, "a legislator"),
+                phrase(at("envoy"), at("envoy") + 5, "a diplomat"),
+            ],
+        );
+        assert_eq!(
+            out,
+            "He is a former Nigerian legislator and the United States diplomat."
+        );
+    }
+
+    #[test]
+    fn labels_take_the_article_of_their_word_and_units_keep_their_label() {
+        let text =
+            "when a dove appeared, an actress, former model, in the 80 kg event with 12 rivals";
+        let at = |word: &str| text.find(word).unwrap();
+        let label = |start: usize, end: usize, entity_type: EntityType, text: &str| Replacement {
+            entity_type,
+            text: text.to_owned(),
+            label: true,
+            fallback: true,
+            ..deletion(start, end)
+        };
+        let out = render(
+            text,
+            &[
+                label(at("dove"), at("dove") + 4, EntityType::Misc, "MISC 1"),
+                Replacement {
+                    entity_type: EntityType::Dem,
+                    text: "a performer".to_owned(),
+                    ..deletion(at("model"), at("model") + 5)
+                },
+                label(
+                    at("80 kg"),
+                    at("80 kg") + 5,
+                    EntityType::Quantity,
+                    "QUANTITY 1",
+                ),
+                label(at("12"), at("12") + 2, EntityType::Quantity, "QUANTITY 2"),
+            ],
+        );
+        assert_eq!(
+            out,
+            "when a MISC 1 appeared, an actress, former performer, in the QUANTITY 1 event with a number of rivals"
+        );
+        let org = render("an angel", &[label(3, 8, EntityType::Org, "ORG 1")]);
+        assert_eq!(org, "an ORG 1");
     }
 
     #[test]

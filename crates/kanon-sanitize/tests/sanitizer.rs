@@ -1009,7 +1009,7 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
     .unwrap();
     assert_eq!(
         off.document.text,
-        "She sang with the rock band ORG 1. ORG 1 toured widely. She lives in an LOC 1 suburb. \
+        "She sang with the rock band ORG 1. ORG 1 toured widely. She lives in a LOC 1 suburb. \
          He starred in the film city in Illinois. A city in Illinois won six awards. He directed \
          a number of films. He played for ORG 2."
     );

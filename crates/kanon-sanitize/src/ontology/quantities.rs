@@ -2,8 +2,9 @@
 //! specific), then the next power of ten above it: `87 films` → `more than 80 films` → `fewer
 //! than a hundred films`; `$145 million` → `more than $100 million` → `less than $1 billion`;
 //! `two` → `fewer than ten`; `45%` → `more than 40%`; `EUR 10,000` → `more than EUR 5,000`;
-//! `2.5 billion` → `more than 2 billion`; a range by bounds that hold both ends (`5–10 years` →
-//! `more than 4 years` → `fewer than a hundred years`); an ordinal by the first ten, hundred or
+//! `2.5 billion` → `more than 2 billion`; a measure, like money, is bounded by `less` (`5 feet`
+//! → `less than ten feet`); a range by bounds that hold both ends (`15–20 metres` → `more than
+//! ten metres` → `less than a hundred metres`); an ordinal by the first ten, hundred or
 //! thousand it is among (`fourth` → `one of the first ten`); an amount after a hedge on the side
 //! the hedge bounds (`over 200` → `more than 100`, `nearly 50` → `fewer than a hundred`);
 //! `twice` → `more than once`, `three-time` → `multiple-time`, `two-thirds` → `more than half`.
@@ -27,6 +28,8 @@ struct Stated<'a> {
     percent: bool,
     /// Whether it is an amount of money (`less than`, not `fewer than`).
     money: bool,
+    /// Whether it is a measure (`5 ft`, `30 years`): `less than` too.
+    measure: bool,
     rest: Vec<&'a str>,
 }
 
@@ -350,6 +353,92 @@ fn currency_name(code: &str) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
+/// Units of length, area, volume, weight, time and speed: what they measure is an amount, so
+/// its bounds say `less` (`less than ten feet`, `less than a hundred years`).
+const MEASURE_UNITS: &[&str] = &[
+    "mm",
+    "cm",
+    "m",
+    "km",
+    "in",
+    "inch",
+    "inches",
+    "ft",
+    "foot",
+    "feet",
+    "yd",
+    "yard",
+    "yards",
+    "mi",
+    "mile",
+    "miles",
+    "metre",
+    "metres",
+    "meter",
+    "meters",
+    "kilometre",
+    "kilometres",
+    "kilometer",
+    "kilometers",
+    "centimetre",
+    "centimetres",
+    "centimeter",
+    "centimeters",
+    "ha",
+    "hectare",
+    "hectares",
+    "acre",
+    "acres",
+    "sq",
+    "square",
+    "l",
+    "litre",
+    "litres",
+    "liter",
+    "liters",
+    "gallon",
+    "gallons",
+    "g",
+    "kg",
+    "gram",
+    "grams",
+    "kilogram",
+    "kilograms",
+    "t",
+    "tonne",
+    "tonnes",
+    "ton",
+    "tons",
+    "lb",
+    "lbs",
+    "oz",
+    "ounce",
+    "ounces",
+    "st",
+    "stone",
+    "second",
+    "seconds",
+    "minute",
+    "minutes",
+    "hour",
+    "hours",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "decade",
+    "decades",
+    "century",
+    "centuries",
+    "mph",
+    "km/h",
+    "knots",
+];
+
 /// Words of a currency stated after the amount (`10,000 euros`): the bounds say `less`.
 const CURRENCY_WORDS: &[&str] = &[
     "euro",
@@ -478,7 +567,7 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
         }
         rest.remove(0);
     }
-    // `5 feet 10 inches`: the bounds hold the first unit alone (`fewer than ten feet`).
+    // `5 feet 10 inches`: the bounds hold the first unit alone (`less than ten feet`).
     if let Some(at) = rest
         .iter()
         .position(|w| w.bytes().any(|b| b.is_ascii_digit()))
@@ -493,6 +582,9 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
         || rest
             .iter()
             .any(|w| CURRENCY_WORDS.contains(&w.to_lowercase().as_str()));
+    let measure = rest.first().is_some_and(|unit| {
+        MEASURE_UNITS.contains(&unit.trim_end_matches('.').to_lowercase().as_str())
+    });
     Some(Stated {
         currency,
         number,
@@ -500,6 +592,7 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
         scale,
         percent: percent_sign || percent_word,
         money,
+        measure,
         rest,
     })
 }
@@ -550,7 +643,11 @@ impl Stated<'_> {
             Some(scale) if order * 10 == 1000 && scale + 1 < SCALES.len() => (1, Some(scale + 1)),
             scale => (order * 10, scale),
         };
-        let fewer = if self.money { "less" } else { "fewer" };
+        let fewer = if self.money || self.measure {
+            "less"
+        } else {
+            "fewer"
+        };
         Some(format!("{fewer} than {}", self.amount(upper, scale)))
     }
 
@@ -627,7 +724,9 @@ mod tests {
         assert_eq!(texts("two-thirds"), ["more than half"]);
         assert_eq!(texts("a quarter"), ["less than half"]);
         assert!(texts("half").is_empty());
-        assert_eq!(texts("5 feet 10 inches"), ["fewer than ten feet"]);
+        assert_eq!(texts("5 feet 10 inches"), ["less than ten feet"]);
+        assert_eq!(texts("5 ft 11"), ["less than ten ft"]);
+        assert_eq!(texts("1.80 m"), ["more than 1 m", "less than ten m"]);
         assert_eq!(texts("¥300"), ["more than ¥200", "less than ¥1,000"]);
         assert_eq!(
             texts("Rs 500"),
@@ -698,10 +797,10 @@ mod tests {
             texts("two hundred"),
             ["more than a hundred", "fewer than a thousand"]
         );
-        assert_eq!(texts("5–10 years"), ["fewer than a hundred years"]);
+        assert_eq!(texts("5–10 years"), ["less than a hundred years"]);
         assert_eq!(
             texts("between 15 and 20 metres"),
-            ["more than ten metres", "fewer than a hundred metres"]
+            ["more than ten metres", "less than a hundred metres"]
         );
         assert_eq!(
             texts("$100–130 million"),
