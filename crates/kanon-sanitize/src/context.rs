@@ -759,7 +759,7 @@ fn stated_kind(chars: &[char], start: usize) -> Option<String> {
 /// comes before it (any word for a demonym, which is an adjective).
 fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: EntityType) -> bool {
     let surface: String = chars[start.min(end)..end.min(chars.len())].iter().collect();
-    let ordinal = entity_type == EntityType::Quantity && is_ordinal(&surface);
+    let ordinal = entity_type == EntityType::Quantity && crate::ontology::rank(&surface).is_some();
     if !ordinal
         && !matches!(
             entity_type,
@@ -788,52 +788,6 @@ fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: Ent
     words_before(chars, start, 1)
         .first()
         .is_some_and(|word| DETERMINERS.contains(&word.to_lowercase().as_str()))
-}
-
-/// `18th`, `2nd`, `twenty-first`, `fifth`: a rank, which before a noun no rung can stand for
-/// (`the one of the first hundred Party Congress`), but which can be left out.
-fn is_ordinal(surface: &str) -> bool {
-    let word = surface.trim().to_lowercase();
-    if word.is_empty() || word.contains(char::is_whitespace) {
-        return false;
-    }
-    if word.starts_with(|c: char| c.is_ascii_digit()) {
-        let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        let suffix = &word[digits.len()..];
-        return digits.bytes().all(|b| b.is_ascii_digit())
-            && ["st", "nd", "rd", "th"].contains(&suffix);
-    }
-    let last = word.rsplit('-').next().unwrap_or(&word);
-    if ["first", "second", "third"].contains(&last) {
-        return true;
-    }
-    let Some(stem) = last.strip_suffix("th") else {
-        return false;
-    };
-    const STEMS: &[&str] = &[
-        "four",
-        "fif",
-        "six",
-        "seven",
-        "eigh",
-        "nin",
-        "ten",
-        "eleven",
-        "twelf",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "hundred",
-        "thousand",
-    ];
-    const TENS: &[&str] = &[
-        "twentie", "thirtie", "fortie", "fiftie", "sixtie", "seventie", "eightie", "ninetie",
-    ];
-    STEMS.contains(&stem) || TENS.contains(&stem)
 }
 
 #[cfg(test)]

@@ -46,6 +46,8 @@ mod organizations;
 mod people;
 mod places;
 mod quantities;
+
+pub(crate) use quantities::rank;
 mod religions;
 
 use kanon_core::EntityType;

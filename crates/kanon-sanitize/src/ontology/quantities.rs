@@ -206,9 +206,9 @@ fn range(surface: &str) -> Option<Vec<Rung>> {
     (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
 }
 
-/// `fourth`, `4th`, `twenty-first`, `21st`: one of the first ten (a hundred, a thousand), and
-/// the next bound up. `second` is left out: it is also a unit of time.
-fn ordinal(surface: &str) -> Option<Vec<Rung>> {
+/// `fourth`, `4th`, `twenty-first`, `21st`: the rank a span states, if it states one (`second`
+/// is left out: it is also a unit of time).
+pub(crate) fn rank(surface: &str) -> Option<u64> {
     let word = surface.trim().to_lowercase();
     let n = if let Some(digits) = ["st", "nd", "rd", "th"]
         .iter()
@@ -219,9 +219,12 @@ fn ordinal(surface: &str) -> Option<Vec<Rung>> {
     } else {
         ordinal_word(&word)?
     };
-    if n == 0 {
-        return None;
-    }
+    (n > 0).then_some(n)
+}
+
+/// A rank: one of the first ten (a hundred, a thousand), and the next bound up.
+fn ordinal(surface: &str) -> Option<Vec<Rung>> {
+    let n = rank(surface)?;
     let bounds = [(10, "ten"), (100, "hundred"), (1000, "thousand")];
     let texts: Vec<String> = bounds
         .iter()
