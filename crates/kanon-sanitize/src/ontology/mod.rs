@@ -46,9 +46,9 @@ mod organizations;
 mod people;
 mod places;
 mod quantities;
+mod religions;
 
 pub(crate) use quantities::rank;
-mod religions;
 
 use kanon_core::EntityType;
 use kanon_kg::vocab::Vocabulary;
