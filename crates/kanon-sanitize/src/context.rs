@@ -57,6 +57,9 @@ pub struct Reading {
     /// The kind the words it is the object of imply (`starred in ⟨…⟩` → `a production`): weaker
     /// than a named kind, used only where no hierarchy knows the name.
     pub implied: Option<String>,
+    /// Whether it is a member of a list its kind heads in the plural (`the films ⟨Alpha⟩, Beta
+    /// and Gamma`): the names after it, one list separator apart, are of that kind too.
+    pub listed: bool,
 }
 
 /// Words a name is the object of, and the kind they imply it is, by the name's type.
@@ -220,6 +223,11 @@ const KIND_NOUNS: &[&str] = &[
     "drama",
     "show",
     "single",
+    "track",
+    "record",
+    "picture",
+    "cartoon",
+    "episode",
     // organisations
     "band",
     "group",
@@ -321,6 +329,9 @@ const KIND_NOUNS: &[&str] = &[
     "temple",
     "mosque",
     "prison",
+    "township",
+    "hotel",
+    "cemetery",
     // events and awards
     "festival",
     "tournament",
@@ -422,6 +433,7 @@ const KIND_MODIFIERS: &[&str] = &[
     "political",
     "short",
     "feature",
+    "motion",
     "animated",
     "documentary",
     "reality",
@@ -606,15 +618,25 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
     let names_something = surface.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
         && !KIND_NOUNS.contains(&first_word.as_str())
         && !INSTITUTION_WORDS.contains(&first_word.as_str());
-    let kind = if matches!(
+    let (kind, listed) = if matches!(
         entity_type,
         EntityType::Org | EntityType::Misc | EntityType::Loc
     ) && names_something
         && !possessive
     {
-        stated_kind(chars, start)
+        match stated_kind(chars, start) {
+            // `series` is singular too: it heads a list only where one follows.
+            Some(StatedKind { kind, plural }) if kind.ends_with(" series") => {
+                let list_follows = [", ", " and "]
+                    .iter()
+                    .any(|separator| after_quote(chars, end, 5).starts_with(separator));
+                (Some(kind), plural && list_follows)
+            }
+            Some(StatedKind { kind, plural }) => (Some(kind), plural),
+            None => (None, false),
+        }
     } else {
-        None
+        (None, false)
     };
     let slot = if kind.is_some() && !closed_by_comma_list(chars, end) {
         Slot::Apposition
@@ -633,7 +655,115 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
         slot,
         kind,
         implied,
+        listed,
     }
+}
+
+/// What the sentence says of each of `mentions` (character ranges and types): [`read`], and a
+/// name that follows a list member after one list separator (`, `, ` and `, `, and `, quotes
+/// aside) is a member too, of the same kind and left out like it (`the films Alpha, ⟨Beta⟩ and
+/// ⟨Gamma⟩`). Members are left out only when the whole list is: every name in it a member, and
+/// nothing after the last but the end of the list (`the films Alpha (1997), …` keeps its
+/// names, each read as `a film`). The renderer drops the separators of consecutive left-out
+/// members.
+pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<Reading> {
+    let mut readings: Vec<Reading> = mentions
+        .iter()
+        .map(|&(start, end, entity_type)| read(chars, start, end, entity_type))
+        .collect();
+    let mut order: Vec<usize> = (0..mentions.len()).collect();
+    order.sort_by_key(|&index| (mentions[index].0, mentions[index].1));
+    let separated = |previous: usize, current: usize| {
+        let (previous_end, start) = (mentions[previous].1, mentions[current].0);
+        previous_end <= start
+            && is_list_separator(
+                &chars[previous_end.min(chars.len())..start.min(chars.len())]
+                    .iter()
+                    .filter(|c| !is_quote(**c))
+                    .collect::<String>(),
+            )
+    };
+    let mut list: Vec<usize> = Vec::new();
+    for (at, &current) in order.iter().enumerate() {
+        let previous = at.checked_sub(1).map(|before| order[before]);
+        let continues = previous
+            .is_some_and(|previous| list.last() == Some(&previous) && separated(previous, current));
+        let (start, end, entity_type) = mentions[current];
+        if continues
+            && readings[current].kind.is_none()
+            && matches!(
+                entity_type,
+                EntityType::Org | EntityType::Misc | EntityType::Loc
+            )
+            && chars
+                .get(start..end)
+                .and_then(|span| span.iter().find(|c| !is_quote(**c)))
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        {
+            let kind = readings[previous.unwrap_or(current)].kind.clone();
+            let reading = &mut readings[current];
+            reading.kind = kind;
+            reading.slot = Slot::Apposition;
+            reading.implied = None;
+            reading.listed = true;
+            list.push(current);
+            continue;
+        }
+        // The list before this name ended with the name before it, or went on with this one.
+        keep_an_unfinished_list(chars, &list, continues, mentions, &mut readings);
+        list.clear();
+        if readings[current].listed {
+            list.push(current);
+        }
+    }
+    keep_an_unfinished_list(chars, &list, false, mentions, &mut readings);
+    readings
+}
+
+/// The members of `list` stay noun phrases of their own unless the list ended after its last:
+/// no further name (`went_on`) and nothing but the end of a list after it.
+fn keep_an_unfinished_list(
+    chars: &[char],
+    list: &[usize],
+    went_on: bool,
+    mentions: &[(usize, usize, EntityType)],
+    readings: &mut [Reading],
+) {
+    let Some(&last) = list.last() else {
+        return;
+    };
+    if !went_on && ends_a_list(chars, mentions[last].1) {
+        return;
+    }
+    for &member in list {
+        readings[member].slot = Slot::Head;
+    }
+}
+
+/// Whether the text after character `end` (past a closing quote) ends a list: punctuation that
+/// closes a clause, or a comma or `and` before a lower-case word (`…, and directed`).
+fn ends_a_list(chars: &[char], end: usize) -> bool {
+    let mut at = end.min(chars.len());
+    if chars.get(at).is_some_and(|c| is_quote(*c)) {
+        at += 1;
+    }
+    let rest: String = chars[at.min(chars.len())..].iter().take(12).collect();
+    let Some(first) = rest.chars().next() else {
+        return true;
+    };
+    if ".;:!?)".contains(first) {
+        return true;
+    }
+    [", and ", ", or ", " and ", " or ", ", "]
+        .iter()
+        .find_map(|separator| rest.strip_prefix(separator))
+        .and_then(|after| after.chars().next())
+        .is_some_and(char::is_lowercase)
+}
+
+/// Whether the text between two names (quotes removed) separates members of one list.
+pub(crate) fn is_list_separator(between: &str) -> bool {
+    matches!(between, ", " | " and " | ", and " | " or " | ", or ")
 }
 
 /// The kind the words before the name imply it is (`played for the ⟨…⟩` → `a team`), past one
@@ -677,14 +807,19 @@ fn dated_title(chars: &[char], end: usize, entity_type: EntityType) -> bool {
 
 /// The text after character `end`, past a closing quote.
 fn after(chars: &[char], end: usize) -> String {
+    after_quote(chars, end, 3)
+}
+
+/// The first `count` characters after character `end`, past a closing quote.
+fn after_quote(chars: &[char], end: usize, count: usize) -> String {
     let mut at = end;
     if chars.get(at).is_some_and(|c| is_quote(*c)) {
         at += 1;
     }
-    chars[at.min(chars.len())..].iter().take(3).collect()
+    chars[at.min(chars.len())..].iter().take(count).collect()
 }
 
-fn is_quote(c: char) -> bool {
+pub(crate) fn is_quote(c: char) -> bool {
     matches!(c, '"' | '\'' | '“' | '”' | '‘' | '’' | '«' | '»')
 }
 
@@ -695,19 +830,25 @@ fn closed_by_comma_list(chars: &[char], end: usize) -> bool {
     rest.starts_with(',') && !rest.starts_with(", ")
 }
 
-/// The words before character `at`, nearest first, each lower-cased, across single spaces and an
+/// The words before character `at`, nearest first, as written, across single spaces and an
 /// opening quote right before `at`; stops at punctuation.
 fn words_before(chars: &[char], at: usize, count: usize) -> Vec<String> {
-    let mut words = Vec::with_capacity(count);
     let mut cursor = at.min(chars.len());
     if cursor > 0 && is_quote(chars[cursor - 1]) {
         cursor -= 1;
     }
+    if cursor == 0 || chars[cursor - 1] != ' ' {
+        return Vec::new();
+    }
+    words_ending_at(chars, cursor - 1, count)
+}
+
+/// The word that ends at character `at` and those before it across single spaces, nearest
+/// first, as written; stops at punctuation.
+fn words_ending_at(chars: &[char], at: usize, count: usize) -> Vec<String> {
+    let mut words = Vec::with_capacity(count);
+    let mut cursor = at.min(chars.len());
     while words.len() < count {
-        if cursor == 0 || chars[cursor - 1] != ' ' {
-            break;
-        }
-        cursor -= 1;
         let end = cursor;
         while cursor > 0 && (chars[cursor - 1].is_alphanumeric() || chars[cursor - 1] == '-') {
             cursor -= 1;
@@ -716,23 +857,91 @@ fn words_before(chars: &[char], at: usize, count: usize) -> Vec<String> {
             break;
         }
         words.push(chars[cursor..end].iter().collect::<String>());
+        if cursor == 0 || chars[cursor - 1] != ' ' {
+            break;
+        }
+        cursor -= 1;
     }
     words
 }
 
+/// A kind the sentence names for a name, and whether it named it in the plural (a list follows).
+struct StatedKind {
+    kind: String,
+    plural: bool,
+}
+
+/// Words between a kind noun and the name it introduces (`an album titled ⟨…⟩`), which go with
+/// the name when it is left out.
+pub(crate) const NAMING_WORDS: &[&str] = &["titled", "entitled", "called"];
+
+/// Words between a kind noun in the plural and the first member of the list it heads (`albums
+/// including ⟨…⟩`, `cities like ⟨…⟩`, after an optional comma), which go when every member is
+/// left out.
+pub(crate) const LIST_OPENERS: &[&str] = &["including", "like", "such as"];
+
+/// Kind nouns written in capitals (`the EP ⟨…⟩`).
+const CAPITAL_KIND_NOUNS: &[&str] = &["EP", "LP"];
+
 /// The kind the noun right before the name names (`the rock band ⟨Queen⟩` → `a rock band`): a
 /// lower-case kind noun, with a word that makes it more precise, after a word that makes it a
-/// noun (not `to play ⟨Hamlet⟩`).
-fn stated_kind(chars: &[char], start: usize) -> Option<String> {
-    let before = words_before(chars, start, 3);
-    let noun = before.first()?;
-    if !noun.starts_with(char::is_lowercase) || !KIND_NOUNS.contains(&noun.as_str()) {
-        return None;
+/// noun (not `to play ⟨Hamlet⟩`); past a naming word (`an album titled ⟨…⟩`). A noun in the
+/// plural heads a list, which may open with a bracket, a colon or a list opener (`the albums
+/// (⟨…⟩`, `albums, including ⟨…⟩`).
+fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
+    let mut at = start.min(chars.len());
+    if at > 0 && is_quote(chars[at - 1]) {
+        at -= 1;
     }
-    let precise = before
+    let before = words_before(chars, at, 5);
+    let named = before
+        .first()
+        .is_some_and(|word| NAMING_WORDS.contains(&word.as_str()))
+        || before.len() >= 2 && before[0] == "as" && before[1] == "known";
+    if named {
+        let skip = if before[0] == "as" { 2 } else { 1 };
+        return kind_from_words(&before[skip..]);
+    }
+    if let Some(found) = kind_from_words(&before) {
+        return Some(found);
+    }
+    // A list opened after the noun: `albums (`, `townships: `, `albums, including `.
+    let opened_at = list_opened_at(chars, at)?;
+    kind_from_words(&words_ending_at(chars, opened_at, 5)).filter(|found| found.plural)
+}
+
+/// Where the kind noun before a list opener ends: `albums (⟨…⟩` and `townships: ⟨…⟩` give the
+/// end of the noun; `albums, including ⟨…⟩`, `cities like ⟨…⟩` too.
+fn list_opened_at(chars: &[char], at: usize) -> Option<usize> {
+    let at = at.min(chars.len());
+    let before: String = chars[at.saturating_sub(16)..at].iter().collect();
+    let mut suffixes = vec![" (".to_owned(), ": ".to_owned()];
+    for opener in LIST_OPENERS {
+        suffixes.push(format!(", {opener} "));
+        suffixes.push(format!(" {opener} "));
+    }
+    suffixes
+        .iter()
+        .find(|suffix| before.ends_with(suffix.as_str()))
+        .map(|suffix| at - suffix.chars().count())
+}
+
+/// The kind the words before a name (nearest first, lower-cased as written) name: a kind noun,
+/// singular or plural, with a word that makes it more precise, after a word that makes it a noun.
+fn kind_from_words(before: &[String]) -> Option<StatedKind> {
+    let written = before.first()?;
+    let (noun, plural) = kind_noun(written)?;
+    let mut precise = before
         .get(1)
-        .filter(|word| KIND_MODIFIERS.contains(&word.to_lowercase().as_str()));
-    let cue_at = if precise.is_some() { 2 } else { 1 };
+        .filter(|word| KIND_MODIFIERS.contains(&word.to_lowercase().as_str()))
+        .cloned();
+    let mut cue_at = if precise.is_some() { 2 } else { 1 };
+    // `science fiction` makes a kind precise as one.
+    if precise.as_deref() == Some("fiction") && before.get(2).is_some_and(|word| word == "science")
+    {
+        precise = Some("science fiction".to_owned());
+        cue_at = 3;
+    }
     let cue = before.get(cue_at)?.to_lowercase();
     if VERB_CUES.contains(&cue.as_str()) {
         return None;
@@ -744,14 +953,53 @@ fn stated_kind(chars: &[char], start: usize) -> Option<String> {
     // `TV`, `Catholic` kept as written.
     let phrase = match precise {
         Some(word) => format!("{word} {noun}"),
-        None => noun.clone(),
+        None => noun,
     };
     let article = if crate::render::takes_an(&phrase) {
         "an"
     } else {
         "a"
     };
-    Some(format!("{article} {phrase}"))
+    Some(StatedKind {
+        kind: format!("{article} {phrase}"),
+        plural,
+    })
+}
+
+/// A kind noun as written (`film`, `films`, `EP`) in the singular, and whether it was plural.
+/// `series` is both; it reads as a list's head.
+pub(crate) fn kind_noun(written: &str) -> Option<(String, bool)> {
+    if CAPITAL_KIND_NOUNS.contains(&written) {
+        return Some((written.to_owned(), false));
+    }
+    if let Some(singular) = written.strip_suffix('s')
+        && CAPITAL_KIND_NOUNS.contains(&singular)
+    {
+        return Some((singular.to_owned(), true));
+    }
+    if !written.starts_with(char::is_lowercase) {
+        return None;
+    }
+    if written == "series" {
+        return Some((written.to_owned(), true));
+    }
+    if KIND_NOUNS.contains(&written) {
+        return Some((written.to_owned(), false));
+    }
+    let singular = if let Some(stem) = written.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = ["ches", "shes", "sses", "xes"]
+        .iter()
+        .find_map(|suffix| written.strip_suffix(suffix).map(|stem| (stem, suffix)))
+        .map(|(stem, suffix)| format!("{stem}{}", &suffix[..suffix.len() - 2]))
+    {
+        stem
+    } else {
+        written.strip_suffix('s')?.to_owned()
+    };
+    KIND_NOUNS
+        .contains(&singular.as_str())
+        .then_some((singular, true))
 }
 
 /// Whether the mention modifies the noun after it: a lower-case content word follows after one
@@ -943,5 +1191,136 @@ mod tests {
                 "{text}"
             );
         }
+    }
+    /// Every reading of `text` whose mentions are `spans` (each found after the previous one).
+    fn readings(text: &str, spans: &[(&str, EntityType)]) -> Vec<Reading> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut from = 0;
+        let mut mentions = Vec::new();
+        for &(span, entity_type) in spans {
+            let byte = from + text[from..].find(span).expect("span in text");
+            from = byte + span.len();
+            let start = text[..byte].chars().count();
+            mentions.push((start, start + span.chars().count(), entity_type));
+        }
+        read_all(&chars, &mentions)
+    }
+
+    #[test]
+    fn the_names_of_a_list_a_plural_kind_heads_are_of_that_kind() {
+        use EntityType::{Datetime, Loc, Misc};
+        for (text, spans, kind) in [
+            (
+                "He wrote the films Alpha, Beta Gamma, and Delta, and directed Omega.",
+                &[("Alpha", Misc), ("Beta Gamma", Misc), ("Delta", Misc)][..],
+                "a film",
+            ),
+            (
+                "on his last three albums (Alpha, Beta and Gamma).",
+                &[("Alpha", Misc), ("Beta", Misc), ("Gamma", Misc)][..],
+                "an album",
+            ),
+            (
+                "She has released 11 albums, including Alpha and Beta; she sings.",
+                &[("Alpha", Misc), ("Beta", Misc)][..],
+                "an album",
+            ),
+            (
+                "the tracks \"Alpha\", \"Beta\" and \"Gamma\".",
+                &[("Alpha", Misc), ("Beta", Misc), ("Gamma", Misc)][..],
+                "a track",
+            ),
+            (
+                "seven townships: Albion, Bedford and Lee.",
+                &[("Albion", Loc), ("Bedford", Loc), ("Lee", Loc)][..],
+                "a township",
+            ),
+        ] {
+            let got = readings(text, spans);
+            for reading in &got {
+                assert_eq!(reading.kind.as_deref(), Some(kind), "{text}");
+                assert_eq!(reading.slot, Slot::Apposition, "{text}");
+            }
+        }
+        // A name of the list that is no member, a year after a member, or more of the list
+        // after the last: each member keeps a place of its own, read as the kind.
+        for (text, spans) in [
+            (
+                "in cities like Alpha, Beta, gamma and Delta.",
+                &[
+                    ("Alpha", Loc),
+                    ("Beta", Loc),
+                    ("gamma", Loc),
+                    ("Delta", Loc),
+                ][..],
+            ),
+            (
+                "in films such as Alpha (1993), Beta (1995).",
+                &[("Alpha", Misc), ("1993", Datetime), ("Beta", Misc)][..],
+            ),
+            (
+                "the films Alpha, Beta, Gamma and Delta.",
+                &[("Alpha", Misc), ("Beta", Misc)][..],
+            ),
+        ] {
+            let got = readings(text, spans);
+            assert_eq!(
+                got[0].kind.as_deref().map(|kind| kind.starts_with("a ")),
+                Some(true),
+                "{text}"
+            );
+            assert!(
+                got.iter().all(|reading| reading.slot == Slot::Head),
+                "{text}"
+            );
+        }
+        // `series` is singular too: alone, its name is an apposition as any kind's.
+        let alone = readings(
+            "the anthology series Alpha Beta based on his stories",
+            &[("Alpha Beta", Misc)],
+        );
+        assert_eq!(alone[0].slot, Slot::Apposition);
+        // A singular kind heads no list.
+        let singular = readings(
+            "In the film Alpha, Beta plays a spy.",
+            &[("Alpha", Misc), ("Beta", Misc)],
+        );
+        assert_eq!(singular[0].slot, Slot::Apposition);
+        assert_eq!(singular[1].kind, None);
+    }
+
+    #[test]
+    fn a_kind_noun_names_what_follows_a_naming_word() {
+        for (text, span, kind) in [
+            ("a new album entitled Alpha, which", "Alpha", "an album"),
+            ("a 7-song EP titled \"Alpha\" along with", "Alpha", "an EP"),
+            (
+                "a four-piece rock band called Alpha in 1996",
+                "Alpha",
+                "a rock band",
+            ),
+            (
+                "in a village known as Alpha Beta.",
+                "Alpha Beta",
+                "a village",
+            ),
+            (
+                "wrote science fiction novels such as Alpha.",
+                "Alpha",
+                "a science fiction novel",
+            ),
+        ] {
+            let got = reading(text, span, EntityType::Misc);
+            assert_eq!(got.kind.as_deref(), Some(kind), "{text}");
+        }
+        assert_eq!(
+            reading(
+                "a tribute to his father titled Alpha",
+                "Alpha",
+                EntityType::Misc
+            )
+            .kind,
+            None
+        );
     }
 }

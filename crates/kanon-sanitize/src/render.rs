@@ -119,7 +119,11 @@ fn after_determiner_and_modifier(out: &str, start: usize) -> bool {
         Some((s, e)) => {
             let word = before[s..e].to_lowercase();
             let modifier = out[start..].trim_end().to_lowercase();
+            // `the novels ⟨a novel⟩`: a kind in the plural heads a list, it modifies nothing.
+            let heads_a_list =
+                crate::context::kind_noun(&modifier).is_some_and(|(_, plural)| plural);
             DETERMINERS.contains(&word.as_str())
+                && !heads_a_list
                 && !PREPOSITIONS.contains(&modifier.as_str())
                 && !DETERMINERS.contains(&modifier.as_str())
                 && !["and", "or", "but", "is", "was", "are", "were", "be"]
@@ -231,16 +235,20 @@ pub fn render_with_ranges(
     let mut output = Output {
         text: String::with_capacity(text.len()),
         ranges: Vec::with_capacity(replacements.len()),
+        list_left_out: false,
     };
     let mut cursor = 0;
-    for replacement in replacements {
+    for (index, replacement) in replacements.iter().enumerate() {
         output
             .text
             .extend(&chars[cursor..replacement.start.min(chars.len())]);
         cursor = replacement.end.min(chars.len());
         let phrase = replacement.text.trim().to_owned();
         if phrase.is_empty() {
-            output.delete(&chars, &mut cursor);
+            let next = replacements
+                .get(index + 1)
+                .map(|next| (next.start, next.text.trim().is_empty()));
+            output.delete(&chars, &mut cursor, next);
             continue;
         }
         let phrase = phrase_in_place(replacement, phrase, &chars, cursor);
@@ -307,6 +315,9 @@ struct Output {
     text: String,
     /// Byte ranges in `text`; shifted when a touch-up before a later replacement changes length.
     ranges: Vec<std::ops::Range<usize>>,
+    /// Whether the last deletion took the separator before the next replacement, a deletion
+    /// too: a list is being left out.
+    list_left_out: bool,
 }
 
 impl Output {
@@ -332,8 +343,12 @@ impl Output {
     }
 
     /// A suppressed span: no double space and no space before punctuation left behind; at the
-    /// start of a line, the spaces after it go too (`cursor` moves past them).
-    fn delete(&mut self, chars: &[char], cursor: &mut usize) {
+    /// start of a line, the spaces after it go too (`cursor` moves past them). Words that only
+    /// introduced it go with it: a naming word (`an album titled`), and, once a list has no
+    /// member left, its separators, brackets and opener (`albums (…)`, `albums, including …`).
+    /// `next`: where the next replacement starts, and whether it is a deletion too.
+    fn delete(&mut self, chars: &[char], cursor: &mut usize, next: Option<(usize, bool)>) {
+        let in_a_list = std::mem::take(&mut self.list_left_out);
         // Quotes that held only the span go with it (`the film "…"`).
         let written_by_a_replacement =
             |text: &str, ranges: &[std::ops::Range<usize>], at: usize| {
@@ -349,15 +364,79 @@ impl Output {
         {
             self.text.pop();
             *cursor += 1;
+        } else if let (Some(open), Some(&close)) = (
+            self.text.chars().last(),
+            cursor.checked_sub(1).and_then(|last| chars.get(last)),
+        ) && quotes_pair(open, close)
+            && !written_by_a_replacement(
+                &self.text,
+                &self.ranges,
+                self.text.len() - open.len_utf8(),
+            )
+        {
+            // The span took its closing quote (`"Alpha"` marked as `Alpha"`).
+            self.text.pop();
+        }
+        self.drop_original_words_before(|before| {
+            crate::context::NAMING_WORDS
+                .iter()
+                .chain(&["known as"])
+                .find_map(|word| {
+                    before
+                        .trim_end()
+                        .strip_suffix(word)
+                        .filter(|rest| rest.ends_with(' '))
+                })
+                .map(str::len)
+        });
+        // The separator between this member of a list and the next goes when the next is left
+        // out too, or this one followed others left out; the next member's opening quote
+        // stays, to go with it.
+        if let Some((next_start, next_deleted)) = next
+            && (next_deleted || in_a_list)
+            && next_start > *cursor
+            && let Some(between) = chars.get(*cursor..next_start)
+        {
+            let unquoted: String = between
+                .iter()
+                .filter(|c| !crate::context::is_quote(**c))
+                .collect();
+            if crate::context::is_list_separator(&unquoted) {
+                self.list_left_out = next_deleted;
+                *cursor = next_start;
+                while *cursor > 0 && crate::context::is_quote(chars[*cursor - 1]) {
+                    *cursor -= 1;
+                }
+            }
+        }
+        // Brackets that held only the list go with it.
+        if chars.get(*cursor) == Some(&')') {
+            let length = self.text.len();
+            self.drop_original_words_before(|before| {
+                before.trim_end().strip_suffix('(').map(str::len)
+            });
+            if self.text.len() < length {
+                *cursor += 1;
+            }
+        }
+        let next = chars.get(*cursor).copied();
+        let closes = next.is_none_or(|c| c.is_whitespace() || ",.;:!?)".contains(c));
+        let before_punctuation = next.is_none_or(|c| ",.;:!?)".contains(c));
+        if before_punctuation {
+            // Nothing of the list is left after its separator or opener.
+            self.drop_original_words_before(|before| {
+                let before = before.trim_end();
+                [",", ":", " and", " or", " including", " like", " such as"]
+                    .iter()
+                    .find_map(|word| before.strip_suffix(word))
+                    .map(|rest| rest.trim_end_matches(',').len())
+            });
+        }
+        if self.text.ends_with(char::is_whitespace) && closes {
+            let trimmed = self.text.trim_end_matches([' ', '\t']).len();
+            self.truncate(trimmed);
         }
         let out = &mut self.text;
-        let next = chars.get(*cursor).copied();
-        if out.ends_with(char::is_whitespace)
-            && next.is_none_or(|c| c.is_whitespace() || ",.;:!?)".contains(c))
-        {
-            let trimmed = out.trim_end_matches([' ', '\t']).len();
-            out.truncate(trimmed);
-        }
         if out.is_empty() || out.ends_with('\n') {
             while chars.get(*cursor).is_some_and(|c| *c == ' ' || *c == '\t') {
                 *cursor += 1;
@@ -365,6 +444,34 @@ impl Output {
         }
         self.article_before_next_word(chars, *cursor);
         self.ranges.push(self.text.len()..self.text.len());
+    }
+
+    /// Truncates the text to the length `keep` gives for it, where the bytes it drops are the
+    /// original's (no replacement wrote them).
+    fn drop_original_words_before(&mut self, keep: impl Fn(&str) -> Option<usize>) {
+        let Some(length) = keep(&self.text) else {
+            return;
+        };
+        let written = self
+            .ranges
+            .iter()
+            .rev()
+            .any(|range| range.start < range.end && range.end > length);
+        if !written && length < self.text.len() {
+            self.truncate(length);
+        }
+    }
+
+    /// Truncates the text to `length` bytes; a deletion's empty range past it moves back to it.
+    fn truncate(&mut self, length: usize) {
+        self.text.truncate(length);
+        for range in self.ranges.iter_mut().rev() {
+            if range.end <= length {
+                break;
+            }
+            range.start = range.start.min(length);
+            range.end = range.end.min(length);
+        }
     }
 
     /// `an Oslo suburb` with `Oslo` left out: the article agrees with the word that now follows
@@ -502,7 +609,7 @@ impl Output {
 
     /// The text, and its byte ranges as character ranges.
     fn into_char_ranges(self) -> (String, Vec<std::ops::Range<usize>>) {
-        let Output { text, ranges } = self;
+        let Output { text, ranges, .. } = self;
         let mut char_ranges = Vec::with_capacity(ranges.len());
         let (mut byte, mut chars_before) = (0, 0);
         for range in ranges {
@@ -647,5 +754,81 @@ mod tests {
         let text = "the film \"Alpha\" won";
         let start = text.find("Alpha").unwrap();
         assert_eq!(render(text, &[deletion(start, start + 5)]), "the film won");
+    }
+
+    /// Deletions of each of `names` in `text` (each found after the previous one).
+    fn deletions(text: &str, names: &[&str]) -> Vec<Replacement> {
+        let mut from = 0;
+        names
+            .iter()
+            .map(|name| {
+                let byte = from + text[from..].find(name).unwrap();
+                from = byte + name.len();
+                let start = text[..byte].chars().count();
+                deletion(start, start + name.chars().count())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_list_left_out_takes_its_separators_brackets_and_opener() {
+        for (text, names, expected) in [
+            (
+                "He wrote the films Alpha, Beta Gamma, and Delta, and directed Omega.",
+                &["Alpha", "Beta Gamma", "Delta"][..],
+                "He wrote the films, and directed Omega.",
+            ),
+            (
+                "on his last three albums (Alpha, Beta and Gamma).",
+                &["Alpha", "Beta", "Gamma"][..],
+                "on his last three albums.",
+            ),
+            (
+                "She has released 11 albums, including Alpha and Beta; she sings.",
+                &["Alpha", "Beta"][..],
+                "She has released 11 albums; she sings.",
+            ),
+            (
+                "the tracks \"Alpha\", \"Beta\" and \"Gamma\". Then",
+                &["Alpha", "Beta", "Gamma"][..],
+                "the tracks. Then",
+            ),
+            (
+                "the tracks \"Alpha\", \"Beta\" and \"Gamma\". Then",
+                &["Alpha", "Beta\"", "Gamma"][..],
+                "the tracks. Then",
+            ),
+            (
+                "a new album entitled Alpha, which",
+                &["Alpha"][..],
+                "a new album, which",
+            ),
+            (
+                "a 7-song EP titled \"Alpha\" along with",
+                &["Alpha"][..],
+                "a 7-song EP along with",
+            ),
+            // Two names apart without a list separator keep what is between them.
+            (
+                "In the film Alpha, Beta plays.",
+                &["Alpha"][..],
+                "In the film, Beta plays.",
+            ),
+        ] {
+            assert_eq!(render(text, &deletions(text, names)), expected, "{text}");
+        }
+        // The separators before a member that stays are kept.
+        let text = "the films Alpha, Beta and Gamma.";
+        let mut replacements = deletions(text, &["Alpha", "Beta"]);
+        let start = text.find("Gamma").unwrap();
+        replacements.push(Replacement {
+            text: "MISC 3".to_owned(),
+            label: true,
+            ..deletion(start, start + 5)
+        });
+        assert_eq!(render(text, &replacements), "the films MISC 3.");
+        let (_, ranges) = render_with_ranges(text, &replacements);
+        assert_eq!(ranges.len(), 3);
+        assert!(ranges.windows(2).all(|pair| pair[0].end <= pair[1].start));
     }
 }

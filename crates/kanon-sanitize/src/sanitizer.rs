@@ -1689,18 +1689,18 @@ impl Entities {
             }
         }
         let chars: Vec<char> = text.chars().collect();
-        let readings = mentions
+        let spans: Vec<(usize, usize, EntityType)> = mentions
             .iter()
             .zip(&group_of)
             .map(|(mention, &group)| {
-                crate::context::read(
-                    &chars,
+                (
                     mention.span.start,
                     mention.span.end,
                     groups[group].entity_type,
                 )
             })
             .collect();
+        let readings = crate::context::read_all(&chars, &spans);
         Entities {
             mentions,
             surfaces,
@@ -1718,6 +1718,7 @@ impl Entities {
             reading.slot = Slot::Head;
             reading.kind = None;
             reading.implied = None;
+            reading.listed = false;
         }
     }
 

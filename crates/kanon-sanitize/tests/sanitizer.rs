@@ -949,6 +949,54 @@ fn where_no_hierarchy_knows_the_entity_verified_keeps_its_label_and_checked_drop
 }
 
 #[test]
+fn a_list_a_plural_kind_heads_is_left_out_whole_or_read_as_that_kind() {
+    use kanon_sanitize::ontology::RungSource;
+    let text = "He directed the films Zorblax, Quibble Days and Omega Nine, and wrote the \
+                albums (Fjordhavn and Krellstar). He also wrote the novels Vexil (1990) and \
+                Moravane (1994). Zorblax won an award.";
+    let spans = mentions(
+        text,
+        &[
+            ("Zorblax", EntityType::Misc),
+            ("Quibble Days", EntityType::Misc),
+            ("Omega Nine", EntityType::Misc),
+            ("Fjordhavn", EntityType::Misc),
+            ("Krellstar", EntityType::Misc),
+            ("Vexil", EntityType::Misc),
+            ("1990", EntityType::Datetime),
+            ("Moravane", EntityType::Misc),
+            ("1994", EntityType::Datetime),
+            ("Zorblax", EntityType::Misc),
+        ],
+    );
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .sanitize("lists", text, &spans)
+        .unwrap();
+    // A year after a member keeps every name of its list, the first read as the kind and the
+    // next as its year makes it (a title cited with its year); the list of films is left out
+    // where it stands, and its first name, mentioned again, reads as a film.
+    assert_eq!(
+        sanitized.document.text,
+        "He directed the films, and wrote the albums. He also wrote the novels a novel (the early \
+         1990s) and a creative work (the mid-1990s). A film won an award."
+    );
+    let entities = &sanitized.audit.entities;
+    let quibble = entities
+        .iter()
+        .find(|entity| entity.mentions[0].text == "Quibble Days")
+        .unwrap();
+    assert_eq!(quibble.reason, Reason::Dropped);
+    let zorblax = &entities[0];
+    assert_eq!(zorblax.replacement, "a film");
+    assert_eq!(zorblax.candidates[0].hierarchy, Some(RungSource::Context));
+}
+
+#[test]
 fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
     use kanon_sanitize::ontology::RungSource;
     let text = "She sang with the rock band Zorblax. Zorblax toured widely. She lives in an \
