@@ -167,6 +167,36 @@ fn previous_word(out: &str) -> Option<(usize, usize)> {
     Some((start, trimmed.len()))
 }
 
+/// Whether `out` ends in a name's possessive (`Michigan's `, `LOC 4's `) or in a determiner
+/// and a number (`the 1991 `), which determine the noun after them as an article would.
+fn ends_in_a_determining_phrase(out: &str) -> bool {
+    let trimmed = out.trim_end();
+    if trimmed.len() == out.len() {
+        return false;
+    }
+    if let Some(owner) = trimmed
+        .strip_suffix("'s")
+        .or_else(|| trimmed.strip_suffix("’s"))
+    {
+        let word = owner.rsplit(' ').next().unwrap_or("");
+        // A name or a label, not a pronoun's `is` (`It's`, `He's`).
+        return word.ends_with(|c: char| c.is_ascii_digit())
+            || word.starts_with(char::is_uppercase)
+                && !["It", "He", "She", "That", "There", "What", "Who", "Here"].contains(&word);
+    }
+    let before_number = trimmed.trim_end_matches(|c: char| c.is_ascii_digit());
+    if before_number.len() == trimmed.len() || !before_number.ends_with(' ') {
+        return false;
+    }
+    let word = before_number
+        .trim_end()
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    DETERMINERS.contains(&word.as_str())
+}
+
 /// Whether `open` and `close` are an opening and a closing quote of one kind.
 fn quotes_pair(open: char, close: char) -> bool {
     matches!(
@@ -515,6 +545,13 @@ impl Output {
     /// doubled preposition loses the phrase's, the phrase's own article (or a label's none)
     /// replaces the text's, and after another determiner the phrase's article goes.
     fn join_articles(&mut self, replacement: &Replacement, mut phrase: String) -> String {
+        if ARTICLES.contains(&first_word(&phrase).to_lowercase().as_str())
+            && ends_in_a_determining_phrase(&self.text)
+        {
+            // `Michigan's a district` → `Michigan's district`; `the 1991 a world cup` → `the
+            // 1991 world cup`.
+            return without_first_word(&phrase).to_owned();
+        }
         let Some((start, end)) = previous_word(&self.text) else {
             return phrase;
         };
@@ -747,6 +784,41 @@ mod tests {
         );
         let org = render("an angel", &[label(3, 8, EntityType::Org, "ORG 1")]);
         assert_eq!(org, "an ORG 1");
+    }
+
+    #[test]
+    fn a_possessive_or_a_determiner_and_a_number_takes_the_article() {
+        let phrase = |text: &str, span: &str, with: &str| {
+            let start = text.find(span).unwrap();
+            Replacement {
+                text: with.to_owned(),
+                ..deletion(start, start + span.len())
+            }
+        };
+        let text = "from Michigan's 5th district in 2000";
+        assert_eq!(
+            render(
+                text,
+                &[phrase(text, "5th district", "a congressional district")]
+            ),
+            "from Michigan's congressional district in 2000"
+        );
+        let text = "during the 1991 Rugby World Cup.";
+        assert_eq!(
+            render(text, &[phrase(text, "Rugby World Cup", "a world cup")]),
+            "during the 1991 world cup."
+        );
+        // A pronoun's `is` and a number alone keep it.
+        let text = "He said it's Oslo.";
+        assert_eq!(
+            render(text, &[phrase(text, "Oslo", "a city")]),
+            "He said it's a city."
+        );
+        let text = "in 1991 Oslo grew.";
+        assert_eq!(
+            render(text, &[phrase(text, "Oslo", "a city")]),
+            "in 1991 a city grew."
+        );
     }
 
     #[test]

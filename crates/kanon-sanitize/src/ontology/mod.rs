@@ -140,6 +140,8 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
             .or_else(|| organizations::by_name(vocabulary, bare))
+            // An event is often annotated or detected as its organiser (`1962 FIFA World Cup`).
+            .or_else(|| events::rungs(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare)),
         EntityType::Dem => places::demonym(vocabulary, bare)
             .or_else(|| people::office(vocabulary, bare))
@@ -366,6 +368,19 @@ mod tests {
         assert_eq!(
             kg_candidates(EntityType::Loc, "County Kerry"),
             ["a county", "a place"]
+        );
+        for (name, kind) in [
+            ("Guanabara Bay", "a bay"),
+            ("Laurel Hill Cemetery", "a cemetery"),
+            ("Upper West Region", "a region"),
+            ("Lucknow Cantonment", "a cantonment"),
+        ] {
+            assert_eq!(kg_candidates(EntityType::Loc, name), [kind, "a place"]);
+        }
+        // An event annotated as its organiser reads as the event.
+        assert_eq!(
+            kg_candidates(EntityType::Org, "1962 FIFA World Cup")[0],
+            "a world cup in the 1960s"
         );
         assert!(kg_candidates(EntityType::Datetime, "Norway").is_empty());
     }

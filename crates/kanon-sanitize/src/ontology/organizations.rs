@@ -84,6 +84,7 @@ const LEGISLATURE: &[&str] = &["a legislature"];
 const JUDICIARY: &[&str] = &["a judicial body"];
 const COMPANY: &[&str] = &["a company"];
 const PUBLICATION: &[&str] = &["a publication"];
+const ELECTORAL_DISTRICT: &[&str] = &["an electoral district"];
 const FOOTBALL_CLUB: Kind = Kind {
     kind: "a football club",
     parents: &["a sports club"],
@@ -137,6 +138,14 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
         (&["broadcasting", "company"], kind("a broadcaster", &[])),
         (&["record", "label"], kind("a record label", COMPANY)),
         (&["football", "club"], FOOTBALL_CLUB),
+        (&["hall", "of", "fame"], kind("a hall of fame", &[])),
+        (
+            &["congressional", "district"],
+            kind("a congressional district", ELECTORAL_DISTRICT),
+        ),
+        (&["defense", "forces"], kind("an armed force", &[])),
+        (&["defence", "forces"], kind("an armed force", &[])),
+        (&["armed", "forces"], kind("an armed force", &[])),
         (
             &["public", "prosecutor"],
             kind("a prosecution service", GOVERNMENT),
@@ -159,6 +168,18 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
             ));
         }
     }
+    // A club's abbreviation before the place it is from (`FC Magdeburg`, `1. FC Köln`).
+    let first = usize::from(words.len() > 2 && words[0].parse::<u32>().is_ok());
+    if words.len() > first + 1 && CLUB_PREFIXES.contains(&words[first]) {
+        // The place follows: checked here, not before the head.
+        let club = Kind {
+            needs_a_place: false,
+            ..clone(&FOOTBALL_CLUB)
+        };
+        return place_in(vocabulary, &words[first + 1..])
+            .is_some()
+            .then_some((club, vec![first]));
+    }
     let cut = words
         .iter()
         .position(|w| matches!(*w, "of" | "for" | "on" | "at" | "in"));
@@ -168,13 +189,19 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
         None => words.len().checked_sub(1)?,
     };
     // A one-word name is its own head only where that word is a kind (`Parliament`), never a
-    // club's (`United`).
+    // club's (`United`) or an abbreviation (`RFC` is also the Royal Flying Corps).
     let kind = head_kind(words[at])?;
-    if kind.needs_a_place && words.len() < 2 {
+    if (kind.needs_a_place || ABBREVIATED_KINDS.contains(&words[at])) && words.len() < 2 {
         return None;
     }
     Some((kind, vec![at]))
 }
+
+/// Abbreviations of a football club written before its place.
+const CLUB_PREFIXES: &[&str] = &["fc", "afc", "cf"];
+
+/// Head words that abbreviate a kind, and so name it only after another word.
+const ABBREVIATED_KINDS: &[&str] = &["rfc", "fc", "afc", "cf"];
 
 /// Legal forms in the suffix table that are English words, abbreviations of other things or
 /// associations rather than companies: a name ending in them states no company.
@@ -273,6 +300,21 @@ fn head_kind(head: &str) -> Option<Kind> {
         "pharmaceuticals" => kind("a pharmaceutical company", COMPANY),
         "railway" | "railways" | "railroad" => kind("a railway", &[]),
         "team" => kind("a team", &[]),
+        "rfc" => kind("a rugby club", &["a sports club"]),
+        "constituency" => kind("a constituency", ELECTORAL_DISTRICT),
+        "district" => kind("a district", &[]),
+        "board" => kind("a board", &[]),
+        "guild" => kind("a guild", &[]),
+        "organization" | "organisation" => kind("an organization", &[]),
+        "clan" => kind("a clan", &[]),
+        "dynasty" => kind("a dynasty", &[]),
+        "corps" => kind("a corps", &[]),
+        "command" => kind("a military command", &[]),
+        "hotel" => kind("a hotel", &[]),
+        "gym" => kind("a gym", &[]),
+        "raceway" | "racecourse" | "racetrack" => kind("a racetrack", &[]),
+        "centre" => kind("a centre", &[]),
+        "center" => kind("a center", &[]),
         "fc" | "afc" | "cf" | "united" | "city" | "rovers" | "wanderers" | "albion" | "hotspur" => {
             FOOTBALL_CLUB
         }
@@ -401,6 +443,44 @@ mod tests {
         // No kind word: nothing, even with a place in the name.
         assert!(texts("Dallas Cowboys").is_empty());
         assert!(texts("Soviet Union").is_empty());
+    }
+
+    #[test]
+    fn constituencies_boards_clubs_and_other_kinds_a_name_states() {
+        assert_eq!(
+            texts("Madurai West Constituency")[..2],
+            ["a constituency in India", "a constituency in Southern Asia"]
+        );
+        assert_eq!(
+            texts("Madurai West Constituency").last().unwrap(),
+            "an electoral district"
+        );
+        assert_eq!(texts("Playwrights Guild of Canada")[0], "a guild in Canada");
+        assert_eq!(texts("Southern Fisheries Board"), ["a board"]);
+        assert_eq!(texts("Manchu Niohuru clan"), ["a clan"]);
+        // An order is named for a saint as often as for a place: no kind is read.
+        assert!(texts("Order of Santiago").is_empty());
+        assert_eq!(
+            texts("Michigan's 5th congressional district")[0],
+            "a congressional district in Michigan"
+        );
+        assert_eq!(
+            texts("Israel Defense Forces")[0],
+            "an armed force in Israel"
+        );
+        assert_eq!(texts("Pontypool RFC"), ["a rugby club", "a sports club"]);
+        assert_eq!(
+            texts("1. FC Magdeburg")[..2],
+            [
+                "a football club in Germany",
+                "a football club in Western Europe"
+            ]
+        );
+        // An abbreviation alone names no kind: `RFC` is also the Royal Flying Corps.
+        assert!(texts("RFC").is_empty());
+        assert!(texts("FC").is_empty());
+        // The place after a club's prefix must be one.
+        assert!(texts("FC Zorblax").is_empty());
     }
 
     #[test]

@@ -132,6 +132,16 @@ pub(super) fn stated_kind(name: &str) -> Option<&'static str> {
         ("oblast", "an oblast"),
         ("governorate", "a governorate"),
         ("canton", "a canton"),
+        ("constituency", "a constituency"),
+        ("region", "a region"),
+        ("bay", "a bay"),
+        ("valley", "a valley"),
+        ("cemetery", "a cemetery"),
+        ("cantonment", "a cantonment"),
+        ("stadium", "a stadium"),
+        ("airport", "an airport"),
+        ("island", "an island"),
+        ("river", "a river"),
     ];
     let words: Vec<String> = name
         .split_whitespace()
