@@ -46,6 +46,14 @@ pub enum DateValue {
     Decade(i32),
     /// 21 for the 21st century.
     Century(i32),
+    /// A span of years written as one (`1990/91`, `1919–20`: a sports season, a financial
+    /// year; `1915–1949`), `from` before `to`.
+    Years {
+        /// Its first year.
+        from: i32,
+        /// Its last year.
+        to: i32,
+    },
 }
 
 /// A season of a year (`summer 2003`); a month falls in its northern-hemisphere season
@@ -79,6 +87,9 @@ pub struct ParsedDate {
     /// The preposition before the date (`on`), as written; kept in front of every rung, `on`
     /// becoming `in` (only days take `on`).
     pub preposition: Option<String>,
+    /// The noun the date qualifies within the span (`season` in `1990/91 season`): every rung
+    /// reads as one in its period (`a season in the early 1990s`).
+    pub noun: Option<String>,
     /// The date as precise as it was written.
     pub value: DateValue,
 }
@@ -200,7 +211,11 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
         _ => (None, trimmed),
     };
     if let Some(value) = iso(rest) {
-        return Some(ParsedDate { preposition, value });
+        return Some(ParsedDate {
+            preposition,
+            value,
+            noun: None,
+        });
     }
     let lowered = rest.to_lowercase();
     // Words without the fillers that every form may carry ("the 5th of August", "summer of 2003").
@@ -209,6 +224,17 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
         .map(|word| word.trim_matches(|c: char| c == '.' || c == '\''))
         .filter(|word| !word.is_empty() && *word != "the" && *word != "of")
         .collect();
+    // `the 1990/91 season`: the span of years qualifies a noun.
+    if let [span, noun] = words.as_slice()
+        && SPAN_NOUNS.contains(noun)
+        && let Some(value) = years_across(span).or_else(|| year(span).map(DateValue::Year))
+    {
+        return Some(ParsedDate {
+            preposition,
+            value,
+            noun: Some((*noun).to_owned()),
+        });
+    }
     let value = match words.as_slice() {
         [d, m, y] => match (day(d), month_number(m), year(y)) {
             (Some(day), Some(month), Some(year)) => Some(DateValue::Day {
@@ -257,6 +283,8 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
         [single] => {
             if let Some(year) = year(single) {
                 Some(DateValue::Year(year))
+            } else if let Some(years) = years_across(single) {
+                Some(years)
             } else if let Some(decade) = decade(single) {
                 Some(DateValue::Decade(decade))
             } else if let Some(month) = month_number(single) {
@@ -272,7 +300,34 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
         }
         _ => None,
     }?;
-    Some(ParsedDate { preposition, value })
+    Some(ParsedDate {
+        preposition,
+        value,
+        noun: None,
+    })
+}
+
+/// Nouns a year or a span of years qualifies inside a date span (`the 1990/91 season`).
+const SPAN_NOUNS: &[&str] = &["season", "campaign"];
+
+/// A span of years written as one word: `1990/91`, `1919–20`, `1995-6`, `1915–1949`; the short
+/// form counts on from the first year (`1999/00` is 1999 to 2000).
+fn years_across(word: &str) -> Option<DateValue> {
+    let (first, second) = word.split_once(['/', '–', '-'])?;
+    let from = year(first)?;
+    let to = match second.len() {
+        4 => year(second)?,
+        1 | 2 if second.bytes().all(|b| b.is_ascii_digit()) => {
+            let modulus = 10_i32.pow(second.len() as u32);
+            let mut to = from - from.rem_euclid(modulus) + second.parse::<i32>().ok()?;
+            if to <= from {
+                to += modulus;
+            }
+            to
+        }
+        _ => return None,
+    };
+    (to > from).then_some(DateValue::Years { from, to })
 }
 
 fn decade_part(part: &str, decade_word: &str) -> Option<DateValue> {
@@ -311,6 +366,18 @@ impl DateValue {
             // Common usage: the 2000s belong to the 21st century, like 2000 itself.
             DateValue::Decade(decade) => Some(DateValue::Century(decade.div_euclid(100) + 1)),
             DateValue::Century(_) => None,
+            // The finest period that holds both ends.
+            DateValue::Years { from, to } => {
+                let (mut first, mut last) = (
+                    DateValue::Year(from).coarser()?,
+                    DateValue::Year(to).coarser()?,
+                );
+                while first != last {
+                    first = first.coarser()?;
+                    last = last.coarser()?;
+                }
+                Some(first)
+            }
         }
     }
 
@@ -349,6 +416,7 @@ impl DateValue {
             },
             DateValue::Decade(decade) => format!("the {decade}s"),
             DateValue::Century(century) => format!("the {} century", ordinal(century)),
+            DateValue::Years { from, to } => format!("{from}–{to}"),
         }
     }
 }
@@ -378,8 +446,14 @@ impl ParsedDate {
             rungs.remove(rungs.len() - 2);
         }
         rungs.truncate(max);
+        // `the 1990/91 season` → `a season in the early 1990s`.
+        let with_noun = |phrase: String| match &self.noun {
+            Some(noun) => format!("a {noun} in {phrase}"),
+            None => phrase,
+        };
         rungs
             .iter()
+            .map(|rung| with_noun(rung.to_phrase()))
             .map(|rung| match &self.preposition {
                 // `on 5 August 2003` → `in August 2003`: only days take `on`.
                 Some(preposition) if preposition.eq_ignore_ascii_case("on") => {
@@ -388,10 +462,10 @@ impl ParsedDate {
                     } else {
                         "in"
                     };
-                    format!("{in_} {}", rung.to_phrase())
+                    format!("{in_} {rung}")
                 }
-                Some(preposition) => format!("{preposition} {}", rung.to_phrase()),
-                None => rung.to_phrase(),
+                Some(preposition) => format!("{preposition} {rung}"),
+                None => rung,
             })
             .collect()
     }

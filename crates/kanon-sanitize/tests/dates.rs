@@ -1,7 +1,7 @@
 //! The rule-based date ladder: parsing the common forms and climbing one rung at a time.
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
-use kanon_sanitize::date::{DateValue, parse_date, same_date};
+use kanon_sanitize::date::{DateValue, DecadePart, parse_date, same_date};
 
 fn ladder(text: &str) -> Vec<String> {
     parse_date(text)
@@ -103,4 +103,43 @@ fn values_and_sameness() {
     assert_eq!(same_date("5 August 2003", "2003-08-05"), Some(true));
     assert_eq!(same_date("5 August 2003", "August 2003"), Some(false));
     assert_eq!(same_date("5 August 2003", "long ago"), None);
+}
+
+#[test]
+fn a_span_of_years_climbs_from_the_finest_period_that_holds_both_ends() {
+    assert_eq!(
+        ladder("1990/91"),
+        ["the early 1990s", "the 1990s", "the 20th century"]
+    );
+    assert_eq!(ladder("1996/97"), ["the 1990s", "the 20th century"]);
+    assert_eq!(
+        ladder("1995-6"),
+        ["the mid-1990s", "the 1990s", "the 20th century"]
+    );
+    assert_eq!(ladder("1919–20"), ["the 20th century"]);
+    assert_eq!(ladder("1999/00"), Vec::<String>::new());
+    assert_eq!(
+        ladder("the 1921–22 season"),
+        [
+            "a season in the early 1920s",
+            "a season in the 1920s",
+            "a season in the 20th century"
+        ]
+    );
+    assert_eq!(
+        parse_date("1915–1949").unwrap().value,
+        DateValue::Years {
+            from: 1915,
+            to: 1949
+        }
+    );
+    // Not a span: backwards, or a part of a decade.
+    assert_eq!(parse_date("1999–1990"), None);
+    assert_eq!(
+        parse_date("mid-1990s").unwrap().value,
+        DateValue::DecadePart {
+            decade: 1990,
+            part: DecadePart::Mid
+        }
+    );
 }

@@ -148,7 +148,9 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| people::hypernyms(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare)),
         EntityType::Quantity => quantities::ladder(surface),
-        EntityType::Person | EntityType::Code | EntityType::Datetime => None,
+        // A date the ladder reads never comes here; a duration does.
+        EntityType::Datetime => quantities::duration(surface),
+        EntityType::Person | EntityType::Code => None,
     };
     found.unwrap_or_default()
 }
@@ -376,6 +378,25 @@ mod tests {
             ("Lucknow Cantonment", "a cantonment"),
         ] {
             assert_eq!(kg_candidates(EntityType::Loc, name), [kind, "a place"]);
+        }
+        // A duration climbs the quantity ladder, a date nothing here.
+        for (span, first) in [
+            ("25 years", "more than 20 years"),
+            ("nine months", "less than ten months"),
+            ("twenty-eight years'", "more than 20 years"),
+            ("seven years later", "less than ten years later"),
+        ] {
+            assert_eq!(
+                kg_candidates(EntityType::Datetime, span)[0],
+                first,
+                "{span}"
+            );
+        }
+        for span in ["1995", "May 2003", "258", "years ago", "the 1990s"] {
+            assert!(
+                kg_candidates(EntityType::Datetime, span).is_empty(),
+                "{span}"
+            );
         }
         // An event annotated as its organiser reads as the event.
         assert_eq!(

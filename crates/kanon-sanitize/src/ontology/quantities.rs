@@ -59,6 +59,31 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
     Some(Rung::all(RungSource::Number, texts))
 }
 
+/// Units of time a duration counts.
+const TIME_UNITS: &[&str] = &[
+    "year", "years", "month", "months", "week", "weeks", "day", "days", "decade", "decades",
+    "hour", "hours", "minute", "minutes",
+];
+
+/// The rungs of a duration a date span states (`25 years`, `nine months`, `seven years later`,
+/// `twenty-eight years'`): the quantity ladder of its count of a unit of time. None for a date
+/// or anything else.
+pub(super) fn duration(surface: &str) -> Option<Vec<Rung>> {
+    let trimmed = surface.trim().trim_end_matches(['\'', '’']);
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    let unit_at = words
+        .iter()
+        .position(|word| TIME_UNITS.contains(&word.to_lowercase().as_str()))?;
+    // A count and its unit, and at most `later`, `ago`, `old` or `long` after it.
+    let after_ok = words[unit_at + 1..].iter().all(|word| {
+        ["later", "ago", "old", "long", "earlier"].contains(&word.to_lowercase().as_str())
+    });
+    if unit_at == 0 || !after_ok {
+        return None;
+    }
+    ladder(trimmed)
+}
+
 /// Words before an amount that bound it from below (`over 200`: more than 200), from above
 /// (`nearly 50`: fewer than 50) or on both sides loosely (`about 40`).
 const AT_LEAST: &[&str] = &[
