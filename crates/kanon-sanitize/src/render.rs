@@ -324,7 +324,7 @@ fn phrase_in_place(
 /// Whether a span is a number alone (`87`, `forty-five`, `two hundred`), which counts the noun
 /// after it, and not a measure with its unit (`80 kg event`), before which `a number of` would
 /// not read.
-fn counts_alone(original: &str) -> bool {
+pub(crate) fn counts_alone(original: &str) -> bool {
     original.split_whitespace().all(|word| {
         let word = word.to_lowercase();
         word.bytes()

@@ -675,9 +675,10 @@ impl<'m> Sanitizer<'m> {
         // A count's rungs are counts (`more than 80 films`), which can too.
         let count = entity_type == EntityType::Quantity
             && self.config.read_context
-            && surface
+            && (surface
                 .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' '));
+                .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' '))
+                || crate::render::counts_alone(surface));
         let noun_phrase_misfits = entity_type != EntityType::Dem
             && !count
             && !representative_left_out

@@ -997,6 +997,32 @@ fn a_list_a_plural_kind_heads_is_left_out_whole_or_read_as_that_kind() {
 }
 
 #[test]
+fn a_common_noun_phrase_keeps_its_head_and_a_count_its_bounds() {
+    let text = "He studied veterinary medicine, granted a presidential pardon and has two sons.";
+    let spans = mentions(
+        text,
+        &[
+            ("veterinary medicine", EntityType::Misc),
+            ("presidential pardon", EntityType::Misc),
+            ("two", EntityType::Quantity),
+        ],
+    );
+    let sanitized = Sanitizer::new(
+        SanitizerConfig::builder()
+            .strategy(Strategy::MostSpecific)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+    .sanitize("heads", text, &spans)
+    .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "He studied medicine, granted a pardon and has fewer than ten sons."
+    );
+}
+
+#[test]
 fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
     use kanon_sanitize::ontology::RungSource;
     let text = "She sang with the rock band Zorblax. Zorblax toured widely. She lives in an \

@@ -90,6 +90,9 @@ pub enum RungSource {
     /// The kind the document itself names right before a mention (`the rock band …`), read by
     /// [`crate::context`].
     Context,
+    /// The head noun of a common noun phrase, its modifiers left out (`online banking fraud` →
+    /// `fraud`): an endocentric compound is a kind of its head.
+    HeadNoun,
 }
 
 /// One generalization of a span, with where it comes from.
@@ -136,17 +139,20 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| religions::rungs(vocabulary, bare))
             .or_else(|| people::office(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
-            .or_else(|| place(vocabulary, bare)),
+            .or_else(|| place(vocabulary, bare))
+            .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
             .or_else(|| organizations::by_name(vocabulary, bare))
             // An event is often annotated or detected as its organiser (`1962 FIFA World Cup`).
             .or_else(|| events::rungs(vocabulary, bare))
-            .or_else(|| named::rungs(vocabulary, entity_type, bare)),
+            .or_else(|| named::rungs(vocabulary, entity_type, bare))
+            .or_else(|| head_noun(entity_type, surface)),
         EntityType::Dem => places::demonym(vocabulary, bare)
             .or_else(|| people::office(vocabulary, bare))
             .or_else(|| people::hypernyms(vocabulary, bare))
-            .or_else(|| named::rungs(vocabulary, entity_type, bare)),
+            .or_else(|| named::rungs(vocabulary, entity_type, bare))
+            .or_else(|| head_noun(entity_type, surface)),
         EntityType::Quantity => quantities::ladder(surface),
         // A date the ladder reads never comes here; a duration does.
         EntityType::Datetime => quantities::duration(surface),
@@ -223,6 +229,51 @@ fn place(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
             places::stated_kind(name)
                 .map(|kind| Rung::all(RungSource::StatedKind, [kind.to_owned(), "a place".into()]))
         })
+}
+
+/// Words that make a span more than a noun phrase of modifiers and a head: determiners,
+/// prepositions, conjunctions, pronouns, auxiliaries.
+const NOT_IN_A_COMPOUND: &[&str] = &[
+    "a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "with", "from", "into", "and",
+    "or", "but", "his", "her", "their", "its", "our", "my", "your", "this", "that", "these",
+    "those", "who", "which", "as", "is", "was", "are", "were", "be", "been", "has", "had", "have",
+    "not", "one", "ever",
+];
+
+/// The head noun of a common noun phrase of two to four words (`crisis hotline` → `hotline`,
+/// `Nazi cause` → `cause`, `head basketball coach` → `coach`): a compound noun names a kind of
+/// what its head names, so the head alone is true of it. The head must be a lower-case word
+/// that reads as a noun (not a participle or an adverb); a name (`Best Supporting Actress`), a
+/// clause (`gas line sprung a leak`) or a rank (`sixth round`) gives nothing. The head stands
+/// bare, so that the text's own determiner, or none before a mass noun (`studying medicine`),
+/// stays with it.
+fn head_noun(entity_type: EntityType, surface: &str) -> Option<Vec<Rung>> {
+    let words: Vec<&str> = surface.split_whitespace().collect();
+    if !(2..=4).contains(&words.len()) {
+        return None;
+    }
+    let head = *words.last()?;
+    let reads_as_noun = head.len() >= 3
+        && head.chars().all(|c| c.is_lowercase() || c == '-')
+        && !head.starts_with('-')
+        && !["ly", "ed"].iter().any(|suffix| head.ends_with(suffix));
+    let compound = words
+        .iter()
+        .all(|word| !NOT_IN_A_COMPOUND.contains(&word.to_lowercase().as_str()))
+        && words[..words.len() - 1].iter().all(|word| {
+            word.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.'))
+        });
+    // A rank is no kind (`sixth round` → `round` would read as the only one), and a count
+    // makes a measure, not a compound (`17 years old`).
+    let ranked = rank(words[0]).is_some();
+    let counted = words
+        .iter()
+        .any(|word| word.chars().any(|c| c.is_ascii_digit()) || crate::render::counts_alone(word));
+    if !reads_as_noun || !compound || ranked || counted || entity_type == EntityType::Loc {
+        return None;
+    }
+    Some(vec![Rung::new(RungSource::HeadNoun, head)])
 }
 
 /// The phrases of [`kg_rungs`].
@@ -397,6 +448,32 @@ mod tests {
                 kg_candidates(EntityType::Datetime, span).is_empty(),
                 "{span}"
             );
+        }
+        // A common noun phrase climbs to its head noun.
+        for (entity_type, span, head) in [
+            (EntityType::Misc, "online banking fraud", "fraud"),
+            (EntityType::Misc, "Nazi cause", "cause"),
+            (EntityType::Dem, "head basketball coach", "coach"),
+            (EntityType::Org, "Genoa youth teams", "teams"),
+        ] {
+            let rungs = kg_rungs(entity_type, span);
+            assert_eq!(rungs.len(), 1, "{span}");
+            assert_eq!(rungs[0].text, head, "{span}");
+            assert_eq!(rungs[0].source, RungSource::HeadNoun);
+        }
+        for span in [
+            "Best Supporting Actress",
+            "gas line sprung a leak",
+            "sixth round",
+            "17 years",
+            "seventeen years old",
+            "ever issued",
+            "his death",
+            "phishing",
+            "one of the two",
+            "Most Fumble Recoveries in a game",
+        ] {
+            assert!(kg_candidates(EntityType::Misc, span).is_empty(), "{span}");
         }
         // An event annotated as its organiser reads as the event.
         assert_eq!(
