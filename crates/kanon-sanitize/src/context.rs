@@ -1002,6 +1002,18 @@ pub(crate) fn kind_noun(written: &str) -> Option<(String, bool)> {
         .then_some((singular, true))
 }
 
+/// Whether the word after a span (past one space) reads as a past tense, a present tense that
+/// takes a subject, or an adverb (`the BBC reported`, `Acme owns`, `quickly`): the span is then
+/// its subject, not a modifier of it.
+pub(crate) fn followed_by_verb(rest: &[char]) -> bool {
+    let next: String = rest
+        .iter()
+        .skip(1)
+        .take_while(|c| c.is_alphabetic() || **c == '-')
+        .collect();
+    next.ends_with("ly") || next.ends_with("ed") || IRREGULAR_PAST.contains(&next.as_str())
+}
+
 /// Whether the mention modifies the noun after it: a lower-case content word follows after one
 /// space (not an adverb or a past tense, which would make the name a subject), and a determiner
 /// comes before it (any word for a demonym, which is an adjective).
@@ -1023,11 +1035,7 @@ fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: Ent
     if !followed {
         return false;
     }
-    let next: String = rest[1..]
-        .iter()
-        .take_while(|c| c.is_alphabetic() || **c == '-')
-        .collect();
-    if next.ends_with("ly") || next.ends_with("ed") || IRREGULAR_PAST.contains(&next.as_str()) {
+    if followed_by_verb(rest) {
         return false;
     }
     if entity_type == EntityType::Dem {

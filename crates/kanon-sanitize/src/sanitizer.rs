@@ -1491,7 +1491,7 @@ fn leaking_groups(
 /// suburb`, `Bergen resident`).
 fn used_as_modifier(text: &str, end: usize) -> bool {
     let rest: Vec<char> = text.chars().skip(end).take(40).collect();
-    crate::render::followed_by_content_word(&rest)
+    crate::render::followed_by_content_word(&rest) && !crate::context::followed_by_verb(&rest)
 }
 
 /// A phrase cut off in the middle: it ends in a preposition, an article or a conjunction
