@@ -155,6 +155,55 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Org, &["plays", "for"], "a team"),
     (EntityType::Org, &["playing", "for"], "a team"),
     (EntityType::Org, &["captained"], "a team"),
+    (EntityType::Org, &["coach", "for"], "a team"),
+    (EntityType::Org, &["debut", "for"], "a team"),
+    (EntityType::Org, &["appearances", "for"], "a team"),
+    (EntityType::Org, &["appearance", "for"], "a team"),
+    (EntityType::Org, &["traded", "to"], "a team"),
+    (EntityType::Org, &["pitched", "for"], "a team"),
+    (EntityType::Org, &["pitching", "for"], "a team"),
+    (EntityType::Org, &["rides", "for"], "a team"),
+    (EntityType::Org, &["rode", "for"], "a team"),
+    (EntityType::Org, &["riding", "for"], "a team"),
+    // The longer frames first: they say more.
+    (
+        EntityType::Org,
+        &["college", "football", "at"],
+        "a college team",
+    ),
+    (
+        EntityType::Org,
+        &["college", "basketball", "at"],
+        "a college team",
+    ),
+    (
+        EntityType::Org,
+        &["college", "baseball", "at"],
+        "a college team",
+    ),
+    (
+        EntityType::Org,
+        &["college", "football", "for"],
+        "a college team",
+    ),
+    (
+        EntityType::Org,
+        &["college", "basketball", "for"],
+        "a college team",
+    ),
+    (
+        EntityType::Org,
+        &["college", "baseball", "for"],
+        "a college team",
+    ),
+    (EntityType::Org, &["football", "for"], "a team"),
+    (EntityType::Org, &["basketball", "for"], "a team"),
+    (EntityType::Org, &["baseball", "for"], "a team"),
+    (EntityType::Org, &["hockey", "for"], "a team"),
+    (EntityType::Org, &["cricket", "for"], "a team"),
+    (EntityType::Org, &["rugby", "for"], "a team"),
+    (EntityType::Org, &["soccer", "for"], "a team"),
+    (EntityType::Org, &["volleyball", "for"], "a team"),
     (EntityType::Misc, &["starred", "in"], "a production"),
     (EntityType::Misc, &["stars", "in"], "a production"),
     (EntityType::Misc, &["starring", "in"], "a production"),
@@ -769,7 +818,7 @@ pub(crate) fn is_list_separator(between: &str) -> bool {
 /// The kind the words before the name imply it is (`played for the ⟨…⟩` → `a team`), past one
 /// determiner.
 fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option<String> {
-    let mut before: Vec<String> = words_before(chars, start, 3)
+    let mut before: Vec<String> = words_before(chars, start, 4)
         .into_iter()
         .map(|word| word.to_lowercase())
         .collect();
@@ -1123,6 +1172,33 @@ mod tests {
         assert_eq!(
             implied("the lead singer of Zorblax", "Zorblax", EntityType::Org).as_deref(),
             Some("a band")
+        );
+        assert_eq!(
+            implied(
+                "He played college football at Zorblax State.",
+                "Zorblax State",
+                EntityType::Org
+            )
+            .as_deref(),
+            Some("a college team")
+        );
+        assert_eq!(
+            implied(
+                "He played college basketball for Zorblax State.",
+                "Zorblax State",
+                EntityType::Org
+            )
+            .as_deref(),
+            Some("a college team")
+        );
+        assert_eq!(
+            implied(
+                "She made 17 appearances for Fjordhavn.",
+                "Fjordhavn",
+                EntityType::Org
+            )
+            .as_deref(),
+            Some("a team")
         );
         // Another type, or a named kind, takes precedence over nothing: none implied.
         assert_eq!(
