@@ -766,6 +766,18 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
         }
     }
     keep_an_unfinished_list(chars, &list, false, mentions, &mut readings);
+    // A title right before a person's name (`former ⟨President⟩ John Doe`) can go: the name
+    // stays as its label.
+    for pair in order.windows(2) {
+        let (title, name) = (pair[0], pair[1]);
+        if mentions[title].2 == EntityType::Dem
+            && mentions[name].2 == EntityType::Person
+            && mentions[title].1 + 1 == mentions[name].0
+            && chars.get(mentions[title].1) == Some(&' ')
+        {
+            readings[title].slot = Slot::Modifier;
+        }
+    }
     readings
 }
 
@@ -1090,9 +1102,11 @@ fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: Ent
     if entity_type == EntityType::Dem {
         return true;
     }
-    words_before(chars, start, 1)
-        .first()
-        .is_some_and(|word| DETERMINERS.contains(&word.to_lowercase().as_str()))
+    // A count determines the noun too (`three Halifax graveyards`).
+    words_before(chars, start, 1).first().is_some_and(|word| {
+        DETERMINERS.contains(&word.to_lowercase().as_str())
+            || crate::render::counts_alone(word) && !ordinal
+    })
 }
 
 #[cfg(test)]
@@ -1358,6 +1372,17 @@ mod tests {
                 "{text}"
             );
         }
+        // A title right before a name, and a name after a count, modify what follows.
+        let titled = readings(
+            "She lost to former President Alpha Beta in 2016, and lies in three Halifax graves.",
+            &[
+                ("President", EntityType::Dem),
+                ("Alpha Beta", EntityType::Person),
+                ("Halifax", Loc),
+            ],
+        );
+        assert_eq!(titled[0].slot, Slot::Modifier);
+        assert_eq!(titled[2].slot, Slot::Modifier);
         // `series` is singular too: alone, its name is an apposition as any kind's.
         let alone = readings(
             "the anthology series Alpha Beta based on his stories",

@@ -686,7 +686,10 @@ impl<'m> Sanitizer<'m> {
         // What the hierarchies know of the entity: its candidates, unless the config or the
         // grammar rules them out, and what confirms the model's.
         let mut known: Vec<Rung> = {
-            let rungs = crate::ontology::kg_rungs(entity_type, surface);
+            let mut rungs = crate::ontology::kg_rungs(entity_type, surface);
+            if rungs.is_empty() && entity_type == EntityType::Datetime {
+                rungs = age_rungs(text, span.start, surface);
+            }
             match self.kg_attacker() {
                 // A name no table lists: the kind the KG's facts give it.
                 Some(kg) if rungs.is_empty() => kg.fact_kinds(entity_type, surface),
@@ -1485,6 +1488,39 @@ fn leaking_groups(
         }
     }
     Ok(leaking)
+}
+
+/// The rungs of an age a date span states (`age of 53`, or `65` after `at the age of`): the
+/// quantity ladder of its number (`age of more than 50`). None for anything else.
+fn age_rungs(text: &str, start: usize, surface: &str) -> Vec<Rung> {
+    let lower = surface.trim().to_lowercase();
+    let (prefix, number) = match ["age of ", "age "]
+        .iter()
+        .find_map(|prefix| lower.strip_prefix(prefix).map(|rest| (prefix, rest)))
+    {
+        Some((prefix, rest)) => (&surface.trim()[..prefix.len()], rest),
+        None => {
+            let before: String = text.chars().take(start).collect();
+            let before = before.to_lowercase();
+            if !["age of ", "age ", "aged "]
+                .iter()
+                .any(|words| before.ends_with(words))
+            {
+                return Vec::new();
+            }
+            ("", lower.as_str())
+        }
+    };
+    if !crate::render::counts_alone(number) {
+        return Vec::new();
+    }
+    crate::ontology::kg_rungs(EntityType::Quantity, number)
+        .into_iter()
+        .map(|rung| Rung {
+            text: format!("{prefix}{}", rung.text),
+            ..rung
+        })
+        .collect()
 }
 
 /// Whether the span ending at character `end` of `text` modifies the word after it (`Oslo

@@ -60,6 +60,9 @@ fn biography_sense(kind: &str) -> Option<&'static [&'static str]> {
         "dancer" => &["performer", "entertainer"],
         "rapper" => &["musician", "performer"],
         "referee" | "umpire" => &["sports official", "official"],
+        "banker" => &["financier", "businessperson"],
+        "goalkeeper" | "goalie" => &["player", "athlete"],
+        "presenter" | "newsreader" => &["broadcaster"],
         _ => return None,
     };
     Some(chain)
