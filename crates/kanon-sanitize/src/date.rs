@@ -46,8 +46,8 @@ pub enum DateValue {
     Decade(i32),
     /// 21 for the 21st century.
     Century(i32),
-    /// A span of years written as one (`1990/91`, `1919–20`: a sports season, a financial
-    /// year; `1915–1949`), `from` before `to`.
+    /// A span of years written as one (`1981/82`, `1909–10`: a sports season, a financial
+    /// year; `1921–1958`), `from` before `to`.
     Years {
         /// Its first year.
         from: i32,
@@ -87,7 +87,7 @@ pub struct ParsedDate {
     /// The preposition before the date (`on`), as written; kept in front of every rung, `on`
     /// becoming `in` (only days take `on`).
     pub preposition: Option<String>,
-    /// The noun the date qualifies within the span (`season` in `1990/91 season`): every rung
+    /// The noun the date qualifies within the span (`season` in `1981/82 season`): every rung
     /// reads as one in its period (`a season in the early 1990s`).
     pub noun: Option<String>,
     /// The date as precise as it was written.
@@ -224,7 +224,7 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
         .map(|word| word.trim_matches(|c: char| c == '.' || c == '\''))
         .filter(|word| !word.is_empty() && *word != "the" && *word != "of")
         .collect();
-    // `the 1990/91 season`: the span of years qualifies a noun.
+    // `the 1981/82 season`: the span of years qualifies a noun.
     if let [span, noun] = words.as_slice()
         && SPAN_NOUNS.contains(noun)
         && let Some(value) = years_across(span).or_else(|| year(span).map(DateValue::Year))
@@ -307,10 +307,10 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
     })
 }
 
-/// Nouns a year or a span of years qualifies inside a date span (`the 1990/91 season`).
+/// Nouns a year or a span of years qualifies inside a date span (`the 1981/82 season`).
 const SPAN_NOUNS: &[&str] = &["season", "campaign"];
 
-/// A span of years written as one word: `1990/91`, `1919–20`, `1995-6`, `1915–1949`; the short
+/// A span of years written as one word: `1981/82`, `1909–10`, `1975-6`, `1921–1958`; the short
 /// form counts on from the first year (`1999/00` is 1999 to 2000).
 fn years_across(word: &str) -> Option<DateValue> {
     let (first, second) = word.split_once(['/', '–', '-'])?;
@@ -446,7 +446,7 @@ impl ParsedDate {
             rungs.remove(rungs.len() - 2);
         }
         rungs.truncate(max);
-        // `the 1990/91 season` → `a season in the early 1990s`.
+        // `the 1981/82 season` → `a season in the early 1980s`.
         let with_noun = |phrase: String| match &self.noun {
             Some(noun) => format!("a {noun} in {phrase}"),
             None => phrase,

@@ -795,18 +795,18 @@ mod tests {
                 ..deletion(start, start + span.len())
             }
         };
-        let text = "from Michigan's 5th district in 2000";
+        let text = "from Ohio's 9th district in 2000";
         assert_eq!(
             render(
                 text,
-                &[phrase(text, "5th district", "a congressional district")]
+                &[phrase(text, "9th district", "a congressional district")]
             ),
-            "from Michigan's congressional district in 2000"
+            "from Ohio's congressional district in 2000"
         );
-        let text = "during the 1991 Rugby World Cup.";
+        let text = "during the 1987 Cricket World Cup.";
         assert_eq!(
-            render(text, &[phrase(text, "Rugby World Cup", "a world cup")]),
-            "during the 1991 world cup."
+            render(text, &[phrase(text, "Cricket World Cup", "a world cup")]),
+            "during the 1987 world cup."
         );
         // A pronoun's `is` and a number alone keep it.
         let text = "He said it's Oslo.";
@@ -851,14 +851,14 @@ mod tests {
                 "He wrote the films, and directed Omega.",
             ),
             (
-                "on his last three albums (Alpha, Beta and Gamma).",
+                "on her two latest albums (Alpha, Beta and Gamma).",
                 &["Alpha", "Beta", "Gamma"][..],
-                "on his last three albums.",
+                "on her two latest albums.",
             ),
             (
-                "She has released 11 albums, including Alpha and Beta; she sings.",
+                "He has recorded six albums, including Alpha and Beta; he tours.",
                 &["Alpha", "Beta"][..],
-                "She has released 11 albums; she sings.",
+                "He has recorded six albums; he tours.",
             ),
             (
                 "the tracks \"Alpha\", \"Beta\" and \"Gamma\". Then",
@@ -871,14 +871,14 @@ mod tests {
                 "the tracks. Then",
             ),
             (
-                "a new album entitled Alpha, which",
+                "a second album entitled Alpha, which",
                 &["Alpha"][..],
-                "a new album, which",
+                "a second album, which",
             ),
             (
-                "a 7-song EP titled \"Alpha\" along with",
+                "a five-track EP titled \"Alpha\" and a tour",
                 &["Alpha"][..],
-                "a 7-song EP along with",
+                "a five-track EP and a tour",
             ),
             // Two names apart without a list separator keep what is between them.
             (

@@ -1490,8 +1490,8 @@ fn leaking_groups(
     Ok(leaking)
 }
 
-/// The rungs of an age a date span states (`age of 53`, or `65` after `at the age of`): the
-/// quantity ladder of its number (`age of more than 50`). None for anything else.
+/// The rungs of an age a date span states (`age of 47`, or `81` after `at the age of`): the
+/// quantity ladder of its number (`age of more than 40`). None for anything else.
 fn age_rungs(text: &str, start: usize, surface: &str) -> Vec<Rung> {
     let lower = surface.trim().to_lowercase();
     let (prefix, number) = match ["age of ", "age "]

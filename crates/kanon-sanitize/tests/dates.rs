@@ -108,29 +108,29 @@ fn values_and_sameness() {
 #[test]
 fn a_span_of_years_climbs_from_the_finest_period_that_holds_both_ends() {
     assert_eq!(
-        ladder("1990/91"),
-        ["the early 1990s", "the 1990s", "the 20th century"]
+        ladder("1981/82"),
+        ["the early 1980s", "the 1980s", "the 20th century"]
     );
-    assert_eq!(ladder("1996/97"), ["the 1990s", "the 20th century"]);
+    assert_eq!(ladder("1986/87"), ["the 1980s", "the 20th century"]);
     assert_eq!(
-        ladder("1995-6"),
-        ["the mid-1990s", "the 1990s", "the 20th century"]
+        ladder("1975-6"),
+        ["the mid-1970s", "the 1970s", "the 20th century"]
     );
-    assert_eq!(ladder("1919–20"), ["the 20th century"]);
+    assert_eq!(ladder("1909–10"), ["the 20th century"]);
     assert_eq!(ladder("1999/00"), Vec::<String>::new());
     assert_eq!(
-        ladder("the 1921–22 season"),
+        ladder("the 1961–62 season"),
         [
-            "a season in the early 1920s",
-            "a season in the 1920s",
+            "a season in the early 1960s",
+            "a season in the 1960s",
             "a season in the 20th century"
         ]
     );
     assert_eq!(
-        parse_date("1915–1949").unwrap().value,
+        parse_date("1921–1958").unwrap().value,
         DateValue::Years {
-            from: 1915,
-            to: 1949
+            from: 1921,
+            to: 1958
         }
     );
     // Not a span: backwards, or a part of a decade.

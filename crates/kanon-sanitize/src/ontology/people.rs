@@ -279,6 +279,9 @@ mod tests {
         assert_eq!(texts("film actors"), ["performers", "entertainers"]);
         assert_eq!(texts("Queen"), ["a monarch", "a head of state"]);
         assert_eq!(texts("painter"), ["an artist"]);
+        assert_eq!(texts("banker"), ["a financier", "a businessperson"]);
+        assert_eq!(texts("goalkeeper"), ["a player", "an athlete"]);
+        assert_eq!(texts("radio presenter"), ["a broadcaster"]);
         assert_eq!(
             texts("Brazilian football referee"),
             ["a sports official", "an official"]
