@@ -307,6 +307,8 @@ fn phrase_in_place(
     if replacement.fallback
         && replacement.entity_type == EntityType::Quantity
         && counts_alone(original)
+        // `one daughter` is no number of daughters.
+        && !["one", "1"].contains(&original.to_lowercase().as_str())
         && followed_by_content_word(&chars[cursor.min(chars.len())..])
     {
         phrase = "a number of".to_owned();
@@ -818,6 +820,30 @@ mod tests {
         assert_eq!(
             render(text, &[phrase(text, "Oslo", "a city")]),
             "in 1991 a city grew."
+        );
+    }
+
+    #[test]
+    fn a_count_fallen_back_reads_a_number_of_except_for_one() {
+        let fallback = |text: &str, span: &str| {
+            let start = text.find(span).unwrap();
+            Replacement {
+                text: "QUANTITY 1".to_owned(),
+                entity_type: EntityType::Quantity,
+                label: true,
+                fallback: true,
+                ..deletion(start, start + span.len())
+            }
+        };
+        let text = "has 12 sons";
+        assert_eq!(
+            render(text, &[fallback(text, "12")]),
+            "has a number of sons"
+        );
+        let text = "has one daughter";
+        assert_eq!(
+            render(text, &[fallback(text, "one")]),
+            "has QUANTITY 1 daughter"
         );
     }
 

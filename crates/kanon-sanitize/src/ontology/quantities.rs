@@ -35,6 +35,23 @@ struct Stated<'a> {
 
 /// The rungs of a stated quantity, or none when it states no count of two or more.
 pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
+    // `(45)` in a table of statistics: the bounds, in brackets.
+    if let Some(inner) = surface
+        .trim()
+        .strip_prefix('(')
+        .and_then(|rest| rest.strip_suffix(')'))
+    {
+        let rungs = ladder(inner)?;
+        return Some(
+            rungs
+                .into_iter()
+                .map(|rung| Rung {
+                    text: format!("({})", rung.text),
+                    ..rung
+                })
+                .collect(),
+        );
+    }
     if let Some(rungs) = ordinal(surface) {
         return Some(rungs);
     }
@@ -752,6 +769,8 @@ mod tests {
         assert_eq!(texts("two-thirds"), ["more than half"]);
         assert_eq!(texts("a quarter"), ["less than half"]);
         assert!(texts("half").is_empty());
+        assert_eq!(texts("(38)"), ["(more than 30)", "(fewer than a hundred)"]);
+        assert!(texts("(one)").is_empty());
         assert_eq!(texts("5 feet 10 inches"), ["less than ten feet"]);
         assert_eq!(texts("5 ft 11"), ["less than ten ft"]);
         assert_eq!(texts("1.80 m"), ["more than 1 m", "less than ten m"]);
