@@ -165,45 +165,6 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Org, &["rides", "for"], "a team"),
     (EntityType::Org, &["rode", "for"], "a team"),
     (EntityType::Org, &["riding", "for"], "a team"),
-    // The longer frames first: they say more.
-    (
-        EntityType::Org,
-        &["college", "football", "at"],
-        "a college team",
-    ),
-    (
-        EntityType::Org,
-        &["college", "basketball", "at"],
-        "a college team",
-    ),
-    (
-        EntityType::Org,
-        &["college", "baseball", "at"],
-        "a college team",
-    ),
-    (
-        EntityType::Org,
-        &["college", "football", "for"],
-        "a college team",
-    ),
-    (
-        EntityType::Org,
-        &["college", "basketball", "for"],
-        "a college team",
-    ),
-    (
-        EntityType::Org,
-        &["college", "baseball", "for"],
-        "a college team",
-    ),
-    (EntityType::Org, &["football", "for"], "a team"),
-    (EntityType::Org, &["basketball", "for"], "a team"),
-    (EntityType::Org, &["baseball", "for"], "a team"),
-    (EntityType::Org, &["hockey", "for"], "a team"),
-    (EntityType::Org, &["cricket", "for"], "a team"),
-    (EntityType::Org, &["rugby", "for"], "a team"),
-    (EntityType::Org, &["soccer", "for"], "a team"),
-    (EntityType::Org, &["volleyball", "for"], "a team"),
     (EntityType::Misc, &["starred", "in"], "a production"),
     (EntityType::Misc, &["stars", "in"], "a production"),
     (EntityType::Misc, &["starring", "in"], "a production"),
@@ -222,6 +183,35 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Misc, &["awarded"], "an award"),
     (EntityType::Misc, &["recipient", "of"], "an award"),
 ];
+
+/// Sports whose name before `for` makes a name a team (`plays basketball for ⟨…⟩`), and after
+/// `college`, before `at` too (`played college football at ⟨…⟩`: a college's team).
+const SPORTS: &[&str] = &[
+    "football",
+    "basketball",
+    "baseball",
+    "hockey",
+    "cricket",
+    "rugby",
+    "soccer",
+    "volleyball",
+];
+
+/// The team the words before a name (nearest first, lower-cased, past a determiner) imply it
+/// is, by the sport they name.
+fn sports_team(before: &[String]) -> Option<&'static str> {
+    let [preposition, sport, rest @ ..] = before else {
+        return None;
+    };
+    if !SPORTS.contains(&sport.as_str()) {
+        return None;
+    }
+    match (preposition.as_str(), rest.first().map(String::as_str)) {
+        ("for" | "at", Some("college")) => Some("a college team"),
+        ("for", _) => Some("a team"),
+        _ => None,
+    }
+}
 
 /// Nouns that name a kind of work, organisation, place, event or thing a name may follow.
 const KIND_NOUNS: &[&str] = &[
@@ -840,6 +830,11 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
     {
         before.remove(0);
     }
+    if entity_type == EntityType::Org
+        && let Some(team) = sports_team(&before)
+    {
+        return Some(team.to_owned());
+    }
     FRAMES
         .iter()
         .find(|(frame_type, words, _)| {
@@ -1187,32 +1182,24 @@ mod tests {
             implied("the lead singer of Zorblax", "Zorblax", EntityType::Org).as_deref(),
             Some("a band")
         );
+        for (text, kind) in [
+            ("He played college football at Zorblax.", "a college team"),
+            (
+                "He played college basketball for Zorblax.",
+                "a college team",
+            ),
+            ("She plays hockey for Zorblax.", "a team"),
+            ("She made 17 appearances for Zorblax.", "a team"),
+        ] {
+            assert_eq!(
+                implied(text, "Zorblax", EntityType::Org).as_deref(),
+                Some(kind),
+                "{text}"
+            );
+        }
         assert_eq!(
-            implied(
-                "He played college football at Zorblax State.",
-                "Zorblax State",
-                EntityType::Org
-            )
-            .as_deref(),
-            Some("a college team")
-        );
-        assert_eq!(
-            implied(
-                "He played college basketball for Zorblax State.",
-                "Zorblax State",
-                EntityType::Org
-            )
-            .as_deref(),
-            Some("a college team")
-        );
-        assert_eq!(
-            implied(
-                "She made 17 appearances for Fjordhavn.",
-                "Fjordhavn",
-                EntityType::Org
-            )
-            .as_deref(),
-            Some("a team")
+            implied("She played hockey at Zorblax.", "Zorblax", EntityType::Org),
+            None
         );
         // Another type, or a named kind, takes precedence over nothing: none implied.
         assert_eq!(

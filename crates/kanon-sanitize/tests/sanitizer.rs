@@ -948,6 +948,18 @@ fn where_no_hierarchy_knows_the_entity_verified_keeps_its_label_and_checked_drop
     );
 }
 
+/// `text` sanitized at `spans` with the hierarchies' most specific rungs, no model.
+fn most_specific(text: &str, spans: &[Mention]) -> kanon_sanitize::Sanitized {
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    Sanitizer::new(config)
+        .unwrap()
+        .sanitize("doc", text, spans)
+        .unwrap()
+}
+
 #[test]
 fn a_list_a_plural_kind_heads_is_left_out_whole_or_read_as_that_kind() {
     use kanon_sanitize::ontology::RungSource;
@@ -969,14 +981,7 @@ fn a_list_a_plural_kind_heads_is_left_out_whole_or_read_as_that_kind() {
             ("Zorblax", EntityType::Misc),
         ],
     );
-    let config = SanitizerConfig::builder()
-        .strategy(Strategy::MostSpecific)
-        .build()
-        .unwrap();
-    let sanitized = Sanitizer::new(config)
-        .unwrap()
-        .sanitize("lists", text, &spans)
-        .unwrap();
+    let sanitized = most_specific(text, &spans);
     // A year after a member keeps every name of its list, the first read as the kind and the
     // next as its year makes it (a title cited with its year); the list of films is left out
     // where it stands, and its first name, mentioned again, reads as a film.
@@ -1010,15 +1015,7 @@ fn a_common_noun_phrase_keeps_its_head_and_a_count_its_bounds() {
             ("81", EntityType::Datetime),
         ],
     );
-    let sanitized = Sanitizer::new(
-        SanitizerConfig::builder()
-            .strategy(Strategy::MostSpecific)
-            .build()
-            .unwrap(),
-    )
-    .unwrap()
-    .sanitize("heads", text, &spans)
-    .unwrap();
+    let sanitized = most_specific(text, &spans);
     assert_eq!(
         sanitized.document.text,
         "He studied medicine, granted a pardon and has fewer than ten sons. He died at the age \
