@@ -167,8 +167,8 @@ fn previous_word(out: &str) -> Option<(usize, usize)> {
     Some((start, trimmed.len()))
 }
 
-/// Whether `out` ends in a name's possessive (`Michigan's `, `LOC 4's `) or in a determiner
-/// and a number (`the 1991 `), which determine the noun after them as an article would.
+/// Whether `out` ends in a name's possessive (`Ohio's `, `LOC 4's `) or in a determiner
+/// and a number (`the 1987 `), which determine the noun after them as an article would.
 fn ends_in_a_determining_phrase(out: &str) -> bool {
     let trimmed = out.trim_end();
     if trimmed.len() == out.len() {
@@ -550,8 +550,8 @@ impl Output {
         if ARTICLES.contains(&first_word(&phrase).to_lowercase().as_str())
             && ends_in_a_determining_phrase(&self.text)
         {
-            // `Michigan's a district` → `Michigan's district`; `the 1991 a world cup` → `the
-            // 1991 world cup`.
+            // `Ohio's a district` → `Ohio's district`; `the 1987 a world cup` → `the
+            // 1987 world cup`.
             return without_first_word(&phrase).to_owned();
         }
         let Some((start, end)) = previous_word(&self.text) else {
