@@ -213,6 +213,51 @@ fn sports_team(before: &[String]) -> Option<&'static str> {
     }
 }
 
+/// Words that show a document is about sport.
+const SPORTS_WORDS: &[&str] = &[
+    "league",
+    "season",
+    "seasons",
+    "coach",
+    "championship",
+    "draft",
+];
+
+/// Whether an organisation's name is a city's or a region's followed by a plural nickname
+/// (`Oslo Vikings`, `New York Comets`), in a document that speaks of sport (a league, a season,
+/// a coach): how North American sports franchises and many clubs elsewhere are named. A
+/// newspaper (`… Times`) or another kind the name states is read by the hierarchies first.
+fn sports_franchise(chars: &[char], surface: &str) -> bool {
+    let words: Vec<&str> = surface.split_whitespace().collect();
+    let Some(nickname) = words.last() else {
+        return false;
+    };
+    let plural = nickname.len() > 3
+        && nickname.starts_with(char::is_uppercase)
+        && nickname.ends_with('s')
+        && !["ss", "us", "is"]
+            .iter()
+            .any(|suffix| nickname.ends_with(suffix));
+    if !plural || words.len() < 2 {
+        return false;
+    }
+    let vocabulary = kanon_kg::vocab::Vocabulary::embedded();
+    let place_then_nickname = (1..words.len()).any(|cut| {
+        let place = words[..cut].join(" ");
+        words[cut..]
+            .iter()
+            .all(|word| word.starts_with(char::is_uppercase))
+            && (vocabulary.city(&place).is_some()
+                || vocabulary.first_level_region(&place).is_some())
+    });
+    place_then_nickname && {
+        let text: String = chars.iter().collect::<String>().to_lowercase();
+        kanon_core::text::words(&text)
+            .iter()
+            .any(|word| SPORTS_WORDS.contains(&word.as_str()))
+    }
+}
+
 /// Nouns that name a kind of work, organisation, place, event or thing a name may follow.
 const KIND_NOUNS: &[&str] = &[
     // works
@@ -687,6 +732,10 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
     let implied = if kind.is_none() && names_something && !possessive {
         implied_kind(chars, start, entity_type)
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
+            .or_else(|| {
+                (entity_type == EntityType::Org && sports_franchise(chars, surface))
+                    .then(|| "a sports team".to_owned())
+            })
     } else {
         None
     };
@@ -1196,6 +1245,23 @@ mod tests {
                 Some(kind),
                 "{text}"
             );
+        }
+        // A city and a plural nickname, where the document speaks of sport.
+        assert_eq!(
+            implied(
+                "He joined the Oslo Vikings before the 1990 season.",
+                "Oslo Vikings",
+                EntityType::Org
+            )
+            .as_deref(),
+            Some("a sports team")
+        );
+        for (text, span) in [
+            ("He sang with the Oslo Vikings in 1990.", "Oslo Vikings"),
+            ("the Zorblax Vikings won the league.", "Zorblax Vikings"),
+            ("the Oslo Express won the league.", "Oslo Express"),
+        ] {
+            assert_eq!(implied(text, span, EntityType::Org), None, "{text}");
         }
         assert_eq!(
             implied("She played hockey at Zorblax.", "Zorblax", EntityType::Org),

@@ -237,10 +237,20 @@ fn same_case(template: &str, word: &str) -> String {
 
 fn opens_sentence(out: &str) -> bool {
     let trimmed = out.trim_end();
+    let abbreviated = trimmed
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .is_some_and(|word| ABBREVIATIONS.contains(&word));
     trimmed.is_empty()
-        || trimmed.ends_with(['.', '!', '?', ':'])
+        || trimmed.ends_with(['.', '!', '?', ':']) && !abbreviated
         || out[trimmed.len()..].contains('\n')
 }
+
+/// Abbreviations whose period ends no sentence (`Alpha vs. ⟨a team⟩`).
+const ABBREVIATIONS: &[&str] = &[
+    "vs.", "v.", "e.g.", "i.e.", "cf.", "c.", "ca.", "approx.", "No.", "Nos.", "St.", "Dr.", "Mr.",
+    "Mrs.", "Ms.", "Jr.", "Sr.", "Lt.", "Gen.", "Col.", "Capt.", "Prof.",
+];
 
 /// A date phrase coarser than a day (`August 2003`, `the early 2000s`), which takes `in`, not `on`.
 fn coarser_than_day(phrase: &str) -> bool {
@@ -844,6 +854,25 @@ mod tests {
         assert_eq!(
             render(text, &[fallback(text, "one")]),
             "has QUANTITY 1 daughter"
+        );
+    }
+
+    #[test]
+    fn a_phrase_after_an_abbreviation_opens_no_sentence() {
+        let phrase = |text: &str, span: &str| {
+            let start = text.find(span).unwrap();
+            Replacement {
+                text: "a team".to_owned(),
+                ..deletion(start, start + span.len())
+            }
+        };
+        let text = "a win vs. the Oslo Vikings. Zorblax won.";
+        assert_eq!(
+            render(
+                text,
+                &[phrase(text, "the Oslo Vikings"), phrase(text, "Zorblax")]
+            ),
+            "a win vs. a team. A team won."
         );
     }
 
