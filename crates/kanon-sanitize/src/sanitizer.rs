@@ -1433,22 +1433,52 @@ impl MaskedStrings {
     }
 }
 
+/// The words of a text, a number whole with its separators (`100,000`, `5,699.21`): its groups
+/// alone (`000`) name nothing.
 fn candidate_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut words = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        let between_digits = matches!(c, ',' | '.')
+            && i > 0
+            && chars[i - 1].1.is_ascii_digit()
+            && chars
+                .get(i + 1)
+                .is_some_and(|(_, next)| next.is_ascii_digit());
+        if c.is_alphanumeric() || between_digits && start.is_some() {
+            start.get_or_insert(at);
+        } else if let Some(from) = start.take() {
+            words.push(&text[from..at]);
+        }
+    }
+    if let Some(from) = start {
+        words.push(&text[from..]);
+    }
+    words.into_iter()
 }
 
-/// The words of a mention that name it rather than describe it: numbers, and capitalised words
-/// that are not function words (`Hollenbach`, `Oslo`, `UiT`; not `The`, not `of`). A generic word
-/// the mention happens to contain in lower case (`university` in `the university of X`) is free
-/// for candidates to use.
+/// The words of a mention that name it rather than describe it: numbers (and a decimal's whole
+/// part: `5,699` of `5,699.21`), and capitalised words that are not function words
+/// (`Hollenbach`, `Oslo`, `UiT`; not `The`, not `of`). A generic word the mention happens to
+/// contain in lower case (`university` in `the university of X`) is free for candidates to use.
 fn distinctive_words(surface: &str) -> impl Iterator<Item = &str> {
-    candidate_words(surface).filter(|word| {
-        word.chars().any(|c| c.is_ascii_digit())
-            || (word.chars().count() >= 2
-                && word.starts_with(char::is_uppercase)
-                && !crate::lemma::is_stopword(&word.to_lowercase()))
-    })
+    candidate_words(surface)
+        .filter(|word| {
+            word.chars().any(|c| c.is_ascii_digit())
+                || (word.chars().count() >= 2
+                    && word.starts_with(char::is_uppercase)
+                    && !crate::lemma::is_stopword(&word.to_lowercase()))
+        })
+        .flat_map(|word| {
+            let whole = word
+                .rsplit_once('.')
+                .filter(|(whole, fraction)| {
+                    !whole.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit())
+                })
+                .map(|(whole, _)| whole);
+            std::iter::once(word).chain(whole)
+        })
 }
 
 /// Checks a rendering: `Err` when a masked string stands as a word in the text kept from the
@@ -1935,7 +1965,20 @@ impl Entities {
 
 #[cfg(test)]
 mod tests {
-    use super::{CandidateSource, merge_by_specificity};
+    use super::{CandidateSource, candidate_words, distinctive_words, merge_by_specificity};
+
+    #[test]
+    fn a_number_is_one_word_and_a_decimal_names_its_whole_part_too() {
+        let words: Vec<&str> = candidate_words("less than 100,000 euros (EUR), 1.5 m").collect();
+        assert_eq!(
+            words,
+            ["less", "than", "100,000", "euros", "EUR", "1.5", "m"]
+        );
+        let distinctive: Vec<&str> = distinctive_words("EUR 4,684.40 in Oslo").collect();
+        assert_eq!(distinctive, ["EUR", "4,684.40", "4,684", "Oslo"]);
+        // `000` of `10,000` names nothing another amount's bound could reveal.
+        assert!(!distinctive_words("EUR 10,000").any(|word| word == "000"));
+    }
 
     fn merge(rungs: &[&str], generated: &[&str]) -> Vec<(String, CandidateSource)> {
         merge_by_specificity(

@@ -73,6 +73,7 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
         texts.push(format!("more than {}", stated.amount(lower, stated.scale)));
     }
     texts.extend(stated.upper_text(stated.number));
+    texts.extend(stated.wider_upper_text(stated.number));
     Some(Rung::all(RungSource::Number, texts))
 }
 
@@ -245,6 +246,7 @@ fn range(surface: &str) -> Option<Vec<Rung>> {
         texts.push(format!("more than {}", stated.amount(lower, stated.scale)));
     }
     texts.extend(stated.upper_text(stated.number));
+    texts.extend(stated.wider_upper_text(stated.number));
     (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
 }
 
@@ -679,6 +681,25 @@ impl Stated<'_> {
 
     /// `fewer than a hundred films`, `less than $1 billion`: the next power of ten above `value`
     /// (none for a percentage).
+    /// For money, the bound one order of magnitude above [`Self::upper_text`]'s: a document
+    /// that states several amounts often states the round one the first bound names (`EUR
+    /// 4,000` beside `EUR 10,000`), which then reveals it.
+    fn wider_upper_text(&self, value: u64) -> Option<String> {
+        if !self.money || self.percent {
+            return None;
+        }
+        let mut upper = 10u64.pow(value.max(1).ilog10()).saturating_mul(100);
+        let mut scale = self.scale;
+        while let Some(current) = scale
+            && upper >= 1000
+            && current + 1 < SCALES.len()
+        {
+            upper /= 1000;
+            scale = Some(current + 1);
+        }
+        Some(format!("less than {}", self.amount(upper, scale)))
+    }
+
     fn upper_text(&self, value: u64) -> Option<String> {
         if self.percent {
             return None;
@@ -774,10 +795,17 @@ mod tests {
         assert_eq!(texts("5 feet 10 inches"), ["less than ten feet"]);
         assert_eq!(texts("5 ft 11"), ["less than ten ft"]);
         assert_eq!(texts("1.80 m"), ["more than 1 m", "less than ten m"]);
-        assert_eq!(texts("¥300"), ["more than ¥200", "less than ¥1,000"]);
+        assert_eq!(
+            texts("¥300"),
+            ["more than ¥200", "less than ¥1,000", "less than ¥10,000"]
+        );
         assert_eq!(
             texts("Rs 500"),
-            ["more than 400 rupees", "less than a thousand rupees"]
+            [
+                "more than 400 rupees",
+                "less than a thousand rupees",
+                "less than 10,000 rupees"
+            ]
         );
     }
 
@@ -804,7 +832,11 @@ mod tests {
         );
         assert_eq!(
             texts("$145 million"),
-            ["more than $100 million", "less than $1 billion"]
+            [
+                "more than $100 million",
+                "less than $1 billion",
+                "less than $10 billion"
+            ]
         );
         assert_eq!(texts("45%"), ["more than 40%"]);
         assert_eq!(
@@ -822,20 +854,36 @@ mod tests {
         // A code is a word of the span a rung may not repeat: the rungs name the currency.
         assert_eq!(
             texts("EUR 10,000"),
-            ["more than 5,000 euros", "less than 100,000 euros"]
+            [
+                "more than 5,000 euros",
+                "less than 100,000 euros",
+                "less than 1,000,000 euros"
+            ]
         );
         assert_eq!(texts("eur 10,000"), texts("EUR 10,000"));
         assert_eq!(
             texts("EUR 100-200"),
-            ["more than 50 euros", "less than a thousand euros"]
+            [
+                "more than 50 euros",
+                "less than a thousand euros",
+                "less than 10,000 euros"
+            ]
         );
         assert_eq!(
             texts("3,000 euros"),
-            ["more than 2,000 euros", "less than 10,000 euros"]
+            [
+                "more than 2,000 euros",
+                "less than 10,000 euros",
+                "less than 100,000 euros"
+            ]
         );
         assert_eq!(
             texts("$2.5 billion"),
-            ["more than $2 billion", "less than $10 billion"]
+            [
+                "more than $2 billion",
+                "less than $10 billion",
+                "less than $100 billion"
+            ]
         );
         assert_eq!(texts("1.5"), ["more than 1", "fewer than ten"]);
         assert_eq!(texts("3.5%"), ["more than 3%"]);
@@ -851,7 +899,11 @@ mod tests {
         );
         assert_eq!(
             texts("$100–130 million"),
-            ["more than $50 million", "less than $1 billion"]
+            [
+                "more than $50 million",
+                "less than $1 billion",
+                "less than $10 billion"
+            ]
         );
         assert_eq!(
             texts("fourth"),
