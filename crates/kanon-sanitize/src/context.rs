@@ -223,11 +223,19 @@ const SPORTS_WORDS: &[&str] = &[
     "draft",
 ];
 
+/// Whether a document speaks of sport (a league, a season, a coach).
+fn speaks_of_sport_in(chars: &[char]) -> bool {
+    let text: String = chars.iter().collect();
+    kanon_core::text::words(&text)
+        .iter()
+        .any(|word| SPORTS_WORDS.contains(&word.as_str()))
+}
+
 /// Whether an organisation's name is a city's or a region's followed by a plural nickname
-/// (`Oslo Vikings`, `New York Comets`), in a document that speaks of sport (a league, a season,
-/// a coach): how North American sports franchises and many clubs elsewhere are named. A
-/// newspaper (`… Times`) or another kind the name states is read by the hierarchies first.
-fn sports_franchise(chars: &[char], surface: &str) -> bool {
+/// (`Oslo Vikings`, `New York Comets`): how North American sports franchises and many clubs
+/// elsewhere are named, read as one only in a document that speaks of sport. A newspaper (`…
+/// Times`) or another kind the name states is read by the hierarchies first.
+fn sports_franchise(surface: &str) -> bool {
     let words: Vec<&str> = surface.split_whitespace().collect();
     let Some(nickname) = words.last() else {
         return false;
@@ -242,20 +250,14 @@ fn sports_franchise(chars: &[char], surface: &str) -> bool {
         return false;
     }
     let vocabulary = kanon_kg::vocab::Vocabulary::embedded();
-    let place_then_nickname = (1..words.len()).any(|cut| {
+    (1..words.len()).any(|cut| {
         let place = words[..cut].join(" ");
         words[cut..]
             .iter()
             .all(|word| word.starts_with(char::is_uppercase))
             && (vocabulary.city(&place).is_some()
                 || vocabulary.first_level_region(&place).is_some())
-    });
-    place_then_nickname && {
-        let text: String = chars.iter().collect::<String>().to_lowercase();
-        kanon_core::text::words(&text)
-            .iter()
-            .any(|word| SPORTS_WORDS.contains(&word.as_str()))
-    }
+    })
 }
 
 /// Nouns that name a kind of work, organisation, place, event or thing a name may follow.
@@ -682,6 +684,17 @@ const IRREGULAR_PAST: &[&str] = &[
 /// What the sentence of `chars` says of the mention at `start..end` (characters), of
 /// `entity_type`: its slot, and the kind a noun right before it names.
 pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -> Reading {
+    read_in(chars, start, end, entity_type, &std::cell::OnceCell::new())
+}
+
+/// [`read`], with whether the document speaks of sport found once for all its mentions.
+fn read_in(
+    chars: &[char],
+    start: usize,
+    end: usize,
+    entity_type: EntityType,
+    speaks_of_sport: &std::cell::OnceCell<bool>,
+) -> Reading {
     let start = start.min(chars.len());
     let end = end.clamp(start, chars.len());
     let surface: String = chars[start..end].iter().collect();
@@ -733,8 +746,10 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
         implied_kind(chars, start, entity_type)
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
             .or_else(|| {
-                (entity_type == EntityType::Org && sports_franchise(chars, surface))
-                    .then(|| "a sports team".to_owned())
+                (entity_type == EntityType::Org
+                    && sports_franchise(surface)
+                    && *speaks_of_sport.get_or_init(|| speaks_of_sport_in(chars)))
+                .then(|| "a sports team".to_owned())
             })
     } else {
         None
@@ -755,9 +770,10 @@ pub fn read(chars: &[char], start: usize, end: usize, entity_type: EntityType) -
 /// names, each read as `a film`). The renderer drops the separators of consecutive left-out
 /// members.
 pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<Reading> {
+    let speaks_of_sport = std::cell::OnceCell::new();
     let mut readings: Vec<Reading> = mentions
         .iter()
-        .map(|&(start, end, entity_type)| read(chars, start, end, entity_type))
+        .map(|&(start, end, entity_type)| read_in(chars, start, end, entity_type, &speaks_of_sport))
         .collect();
     let mut order: Vec<usize> = (0..mentions.len()).collect();
     order.sort_by_key(|&index| (mentions[index].0, mentions[index].1));

@@ -675,10 +675,7 @@ impl<'m> Sanitizer<'m> {
         // A count's rungs are counts (`more than 80 films`), which can too.
         let count = entity_type == EntityType::Quantity
             && self.config.read_context
-            && (surface
-                .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' '))
-                || crate::render::counts_alone(surface));
+            && crate::render::counts_alone(surface);
         let noun_phrase_misfits = entity_type != EntityType::Dem
             && !count
             && !representative_left_out
@@ -1530,7 +1527,12 @@ fn age_rungs(text: &str, start: usize, surface: &str) -> Vec<Rung> {
     {
         Some((prefix, rest)) => (&surface.trim()[..prefix.len()], rest),
         None => {
-            let before: String = text.chars().take(start).collect();
+            // The few words before the span, not the document up to it.
+            let before: String = text
+                .chars()
+                .skip(start.saturating_sub(8))
+                .take(start.min(8))
+                .collect();
             let before = before.to_lowercase();
             if !["age of ", "age ", "aged "]
                 .iter()
