@@ -38,6 +38,9 @@ pub enum Slot {
     /// It follows the noun that names its kind (`the rock band Queen`): left out, the rest is
     /// true of it.
     Apposition,
+    /// A noun phrase after it describes it (`founded ⟨Alpha⟩, a rock band from Oslo`): left out
+    /// with the comma (and an article before it), the description stands in its place.
+    Described,
 }
 
 impl Slot {
@@ -60,6 +63,9 @@ pub struct Reading {
     /// Whether it is a member of a list its kind heads in the plural (`the films ⟨Alpha⟩, Beta
     /// and Gamma`): the names after it, one list separator apart, are of that kind too.
     pub listed: bool,
+    /// The characters that go with it when it is left out, its own among them: for a
+    /// [`Slot::Described`] mention, an article before it and the comma after it.
+    pub extent: std::ops::Range<usize>,
 }
 
 /// Words a name is the object of, and the kind they imply it is, by the name's type.
@@ -303,6 +309,8 @@ const KIND_NOUNS: &[&str] = &[
     "franchise",
     "podcast",
     "website",
+    "blog",
+    "epic",
     "videogame",
     "game",
     "play",
@@ -372,6 +380,9 @@ const KIND_NOUNS: &[&str] = &[
     "retailer",
     "manufacturer",
     "think-tank",
+    "hotline",
+    "venture",
+    "startup",
     "union",
     // places
     "river",
@@ -721,7 +732,7 @@ fn read_in(
     ) && names_something
         && !possessive
     {
-        match stated_kind(chars, start) {
+        match stated_kind(chars, start).or_else(|| kind_apposed_before(chars, start, end)) {
             // `series` is singular too: it heads a list only where one follows.
             Some(StatedKind { kind, plural }) if kind.ends_with(" series") => {
                 let list_follows = [", ", " and "]
@@ -735,15 +746,25 @@ fn read_in(
     } else {
         (None, false)
     };
+    let described = (kind.is_none() && names_something && !possessive)
+        .then(|| described_after(chars, end, entity_type))
+        .flatten();
+    let mut extent = start..end;
     let slot = if kind.is_some() && !closed_by_comma_list(chars, end) {
         Slot::Apposition
     } else if !possessive && modifies_next_noun(chars, start, end, entity_type) {
         Slot::Modifier
+    } else if let Some((_, description)) = &described
+        && let Some(from) = object_starts_at(chars, start)
+    {
+        extent = from..*description;
+        Slot::Described
     } else {
         Slot::Head
     };
     let implied = if kind.is_none() && names_something && !possessive {
         implied_kind(chars, start, entity_type)
+            .or_else(|| described.map(|(kind, _)| kind))
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
             .or_else(|| {
                 (entity_type == EntityType::Org
@@ -759,6 +780,7 @@ fn read_in(
         kind,
         implied,
         listed,
+        extent,
     }
 }
 
@@ -863,7 +885,7 @@ fn ends_a_list(chars: &[char], end: usize) -> bool {
     if chars.get(at).is_some_and(|c| is_quote(*c)) {
         at += 1;
     }
-    let rest: String = chars[at.min(chars.len())..].iter().take(12).collect();
+    let rest: String = chars[at.min(chars.len())..].iter().take(24).collect();
     let Some(first) = rest.chars().next() else {
         return true;
     };
@@ -873,9 +895,30 @@ fn ends_a_list(chars: &[char], end: usize) -> bool {
     [", and ", ", or ", " and ", " or ", ", "]
         .iter()
         .find_map(|separator| rest.strip_prefix(separator))
+        .filter(|after| {
+            // `…, B and dozens of others`: the list goes on without names.
+            let word = after.split([' ', ',', '.']).next().unwrap_or("");
+            !LIST_CONTINUATIONS.contains(&word)
+        })
         .and_then(|after| after.chars().next())
         .is_some_and(char::is_lowercase)
 }
+
+/// Words after a list's last `and` that go on with the list rather than a new clause (`A, B
+/// and many others`).
+const LIST_CONTINUATIONS: &[&str] = &[
+    "dozens",
+    "many",
+    "several",
+    "others",
+    "other",
+    "more",
+    "some",
+    "numerous",
+    "various",
+    "hundreds",
+    "countless",
+];
 
 /// Whether the text between two names (quotes removed) separates members of one list.
 pub(crate) fn is_list_separator(between: &str) -> bool {
@@ -908,6 +951,150 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
                 && words.iter().rev().zip(&before).all(|(a, b)| a == b)
         })
         .map(|(_, _, kind)| (*kind).to_owned())
+}
+
+/// Words that end the noun phrase of an apposition after a name (`⟨…⟩, a rock band from Oslo`).
+const APPOSITION_ENDS: &[&str] = &[
+    "in", "of", "from", "for", "with", "that", "which", "who", "whose", "where", "based",
+    "founded", "formed", "owned", "run", "located", "known", "and", "or", "by", "on", "at", "to",
+    "since", "until",
+];
+
+/// Possessive determiners before a kind noun that a comma and a name follow (`its second album,
+/// ⟨…⟩`): the name is that thing, not the subject of a new clause (`After the election, ⟨…⟩
+/// won`).
+const POSSESSIVES: &[&str] = &["its", "his", "her", "their"];
+
+/// The kind a noun phrase right after the name, set off by a comma, says it is: `⟨…⟩, a
+/// championship hockey team in …` → `a hockey team`; `⟨…⟩, one of the two great epics` → `an
+/// epic`. The phrase's head is its last word before punctuation or a word that ends it (`in`,
+/// `that`, …); it must be a kind noun (in the plural after `one of the`), not a possessive.
+/// Also gives where the description starts, past the comma.
+fn described_after(chars: &[char], end: usize, entity_type: EntityType) -> Option<(String, usize)> {
+    if !matches!(
+        entity_type,
+        EntityType::Org | EntityType::Misc | EntityType::Loc
+    ) {
+        return None;
+    }
+    let mut at = end.min(chars.len());
+    if chars.get(at).is_some_and(|c| is_quote(*c)) {
+        at += 1;
+    }
+    // An abbreviation in brackets may come between (`Joint Services Wing (JSW), a …`).
+    let rest: String = chars[at..].iter().take(160).collect();
+    let rest = match rest.strip_prefix(" (") {
+        Some(bracketed) => bracketed.split_once(')').map_or("", |(_, after)| after),
+        None => rest.as_str(),
+    };
+    let phrase = rest.strip_prefix(", ")?;
+    let description = at + (rest_len(&chars[at..]) - phrase.chars().count());
+    let mut words = phrase.split(' ');
+    let (plural, first) = match words.next()? {
+        "a" | "an" => (false, None),
+        "one" => {
+            if words.next()? != "of" || words.next()? != "the" {
+                return None;
+            }
+            (true, None)
+        }
+        _ => return None,
+    };
+    let mut noun_phrase: Vec<&str> = first.into_iter().collect();
+    for word in words.take(6) {
+        let bare = word.trim_end_matches(|c: char| ",.;:!?)".contains(c));
+        if APPOSITION_ENDS.contains(&bare) {
+            break;
+        }
+        if bare.is_empty()
+            || !bare
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-'’".contains(c))
+        {
+            return None;
+        }
+        noun_phrase.push(bare);
+        if bare.len() < word.len() {
+            break;
+        }
+    }
+    let head = *noun_phrase.last()?;
+    let (noun, was_plural) = kind_noun(head)?;
+    if was_plural != plural {
+        return None;
+    }
+    let precise = noun_phrase
+        .len()
+        .checked_sub(2)
+        .map(|at| noun_phrase[at].to_lowercase())
+        .filter(|word| KIND_MODIFIERS.contains(&word.as_str()));
+    let phrase = match precise {
+        Some(word) => format!("{word} {noun}"),
+        None => noun,
+    };
+    Some((crate::ontology::with_article(&phrase), description))
+}
+
+/// How many characters of `chars` [`described_after`] looked at.
+fn rest_len(chars: &[char]) -> usize {
+    chars.len().min(160)
+}
+
+/// Where a name the object of a verb or a preposition starts once left out with its
+/// description: at the name, or at `the` before it (`author of the ⟨…⟩, one of …`). None when
+/// the words before would be left without their noun: a determiner, a possessive, a number, a
+/// capitalised word or the start of a sentence (`the 1947–48 ⟨…⟩, a team`).
+fn object_starts_at(chars: &[char], start: usize) -> Option<usize> {
+    let mut at = start.min(chars.len());
+    if at > 0 && is_quote(chars[at - 1]) {
+        at -= 1;
+    }
+    let before = words_before(chars, at, 2);
+    let (word, from) = match before.first().map(String::as_str) {
+        Some("the" | "The") => (before.get(1)?, at - 4),
+        Some(_) => (before.first()?, at),
+        None => return None,
+    };
+    let function_word = DETERMINERS.contains(&word.as_str())
+        || POSSESSIVES.contains(&word.as_str())
+        || ["and", "or", "than"].contains(&word.as_str());
+    (word.starts_with(char::is_lowercase)
+        && word.chars().all(|c| c.is_alphabetic() || c == '-')
+        && !function_word
+        && !crate::render::counts_alone(word))
+    .then_some(from)
+}
+
+/// The kind a possessive's noun before a comma names (`released its second album, ⟨…⟩.`), where
+/// nothing but punctuation follows the name: the name stands in apposition to that noun.
+fn kind_apposed_before(chars: &[char], start: usize, end: usize) -> Option<StatedKind> {
+    let mut at = start.min(chars.len());
+    if at > 0 && is_quote(chars[at - 1]) {
+        at -= 1;
+    }
+    if at < 2 || chars[at - 1] != ' ' || chars[at - 2] != ',' {
+        return None;
+    }
+    let closes = after_quote(chars, end, 1)
+        .chars()
+        .next()
+        .is_none_or(|c| ",.;:!?(".contains(c));
+    if !closes {
+        return None;
+    }
+    let before = words_ending_at(chars, at - 2, 5);
+    let owner = before
+        .iter()
+        .skip(1)
+        .position(|word| POSSESSIVES.contains(&word.to_lowercase().as_str()))?;
+    // Only modifiers between the possessive and the noun (`its second studio album`).
+    if before[1..=owner]
+        .iter()
+        .any(|word| !word.starts_with(char::is_lowercase))
+    {
+        return None;
+    }
+    kind_from_words(&before).filter(|found| !found.plural)
 }
 
 /// Whether a miscellany's name is followed by a year in brackets (`Alpha Beta (1997)`): how a
@@ -1027,8 +1214,26 @@ fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
         return Some(found);
     }
     // A list opened after the noun: `albums (`, `townships: `, `albums, including `.
-    let opened_at = list_opened_at(chars, at)?;
-    kind_from_words(&words_ending_at(chars, opened_at, 5)).filter(|found| found.plural)
+    if let Some(opened_at) = list_opened_at(chars, at) {
+        return kind_from_words(&words_ending_at(chars, opened_at, 5)).filter(|found| found.plural);
+    }
+    // `such radio programs as ⟨…⟩`.
+    let before: String = chars[at.saturating_sub(4)..at].iter().collect();
+    if before != " as " {
+        return None;
+    }
+    let words = words_ending_at(chars, at - 4, 5);
+    let such = words
+        .iter()
+        .skip(1)
+        .position(|word| word.eq_ignore_ascii_case("such"))?;
+    if words[1..=such]
+        .iter()
+        .any(|word| VERB_CUES.contains(&word.as_str()))
+    {
+        return None;
+    }
+    kind_from_words(&words).filter(|found| found.plural)
 }
 
 /// Where the kind noun before a list opener ends: `albums (⟨…⟩` and `townships: ⟨…⟩` give the
@@ -1071,9 +1276,23 @@ fn kind_from_words(before: &[String]) -> Option<StatedKind> {
     if noun == "single" && ["a", "an", "one"].contains(&cue.as_str()) {
         return None;
     }
-    // `TV`, `Catholic` kept as written.
+    // `TV`, `Catholic` kept as written; `Radio` in a name's capitals (`such CBC Radio
+    // programs`) is a common word.
     let phrase = match precise {
-        Some(word) => format!("{word} {noun}"),
+        Some(word) => {
+            let proper = word.chars().all(|c| c.is_uppercase())
+                || [
+                    "catholic",
+                    "christian",
+                    "islamic",
+                    "jewish",
+                    "buddhist",
+                    "hindu",
+                ]
+                .contains(&word.to_lowercase().as_str());
+            let word = if proper { word } else { word.to_lowercase() };
+            format!("{word} {noun}")
+        }
         None => noun,
     };
     let article = if crate::render::takes_an(&phrase) {
@@ -1371,6 +1590,128 @@ mod tests {
             mentions.push((start, start + span.chars().count(), entity_type));
         }
         read_all(&chars, &mentions)
+    }
+
+    #[test]
+    fn a_description_after_a_name_says_its_kind() {
+        // The object of a verb or a preposition: left out with its comma and article.
+        for (text, span, entity_type, kind, extent) in [
+            (
+                "She co-founded Zorblax, a crisis hotline for victims.",
+                "Zorblax",
+                EntityType::Misc,
+                "a hotline",
+                "Zorblax, ",
+            ),
+            (
+                "He is a member of Quibblespor, a club of the ministry.",
+                "Quibblespor",
+                EntityType::Org,
+                "a club",
+                "Quibblespor, ",
+            ),
+            (
+                "the author of the Vexiliad, one of the two great epics of old.",
+                "Vexiliad",
+                EntityType::Misc,
+                "an epic",
+                "the Vexiliad, ",
+            ),
+            (
+                "He trained at the Joint Krell Wing (JKW), a military academy.",
+                "Joint Krell Wing",
+                EntityType::Org,
+                "a military academy",
+                "the Joint Krell Wing (JKW), ",
+            ),
+            (
+                "He played in their Krell Royals, a hockey team.",
+                "Krell Royals",
+                EntityType::Org,
+                "a hockey team",
+                "",
+            ),
+        ] {
+            let got = reading(text, span, entity_type);
+            assert_eq!(got.implied.as_deref(), Some(kind), "{text}");
+            let chars: Vec<char> = text.chars().collect();
+            let left_out: String = chars[got.extent.clone()].iter().collect();
+            if extent.is_empty() {
+                // `their` would be left without its noun.
+                assert_eq!(got.slot, Slot::Head, "{text}");
+            } else {
+                assert_eq!(got.slot, Slot::Described, "{text}");
+                assert_eq!(left_out, extent, "{text}");
+            }
+        }
+        // A year before the name, or a description whose head is no kind: a noun phrase of its
+        // own, the kind (if any) its replacement.
+        let team = reading(
+            "playing for the 1950 Krell Royals, a senior men's hockey team in Ontario.",
+            "Krell Royals",
+            EntityType::Org,
+        );
+        assert_eq!(team.slot, Slot::Head);
+        assert_eq!(team.implied.as_deref(), Some("a hockey team"));
+        let member = reading(
+            "He joined Zorblax, a member of the league.",
+            "Zorblax",
+            EntityType::Org,
+        );
+        assert_eq!(member.implied, None);
+        assert_eq!(member.slot, Slot::Head);
+    }
+
+    #[test]
+    fn a_possessive_noun_and_a_comma_before_a_name_say_its_kind() {
+        let album = reading(
+            "In 2016 the band released its second album, \"Zorblax\", on a small label.",
+            "Zorblax",
+            EntityType::Misc,
+        );
+        assert_eq!(album.kind.as_deref(), Some("an album"));
+        assert_eq!(album.slot, Slot::Apposition);
+        let band = reading(
+            "He wrote songs for his punk rock band, Vexil.",
+            "Vexil",
+            EntityType::Org,
+        );
+        assert_eq!(band.kind.as_deref(), Some("a rock band"));
+        // No possessive: a new clause's subject may follow the comma.
+        let party = reading(
+            "After the election, Krellpartiet won.",
+            "Krellpartiet",
+            EntityType::Org,
+        );
+        assert_eq!(party.kind, None);
+        // The name must end the apposition.
+        let subject = reading(
+            "After his album, Zorblax Records dropped him.",
+            "Zorblax Records",
+            EntityType::Org,
+        );
+        assert_eq!(subject.kind, None);
+    }
+
+    #[test]
+    fn such_kinds_as_head_a_list() {
+        let got = readings(
+            "guest roles on such Krell Radio programs as Alpha, Beta Gamma and dozens of others.",
+            &[
+                ("Alpha", EntityType::Misc),
+                ("Beta Gamma", EntityType::Misc),
+            ],
+        );
+        for reading in &got {
+            assert_eq!(reading.kind.as_deref(), Some("a radio program"));
+            // The list goes on after its names: each keeps a place of its own.
+            assert_eq!(reading.slot, Slot::Head);
+        }
+        let verb = readings(
+            "such that they sang as Alpha.",
+            &[("Alpha", EntityType::Org)],
+        );
+        assert_eq!(verb[0].kind, None);
     }
 
     #[test]

@@ -246,6 +246,17 @@ fn opens_sentence(out: &str) -> bool {
         || out[trimmed.len()..].contains('\n')
 }
 
+/// `such radio programs as` before a list left out whole: the text up to `as`.
+fn such_kinds_as(before: &str) -> Option<&str> {
+    let rest = before.strip_suffix(" as")?;
+    let words: Vec<&str> = rest.rsplit(' ').take(5).collect();
+    words
+        .iter()
+        .skip(1)
+        .any(|word| word.eq_ignore_ascii_case("such"))
+        .then_some(rest)
+}
+
 /// Abbreviations whose period ends no sentence (`Alpha vs. ⟨a team⟩`).
 const ABBREVIATIONS: &[&str] = &[
     "vs.", "v.", "e.g.", "i.e.", "cf.", "c.", "ca.", "approx.", "No.", "Nos.", "St.", "Dr.", "Mr.",
@@ -471,6 +482,7 @@ impl Output {
                 [",", ":", " and", " or", " including", " like", " such as"]
                     .iter()
                     .find_map(|word| before.strip_suffix(word))
+                    .or_else(|| such_kinds_as(before))
                     .map(|rest| rest.trim_end_matches(',').len())
             });
         }

@@ -699,6 +699,7 @@ impl<'m> Sanitizer<'m> {
         {
             stats.context_entities += 1;
             known.push(Rung::new(crate::ontology::RungSource::Context, kind));
+            known.extend(bare_kind(kind));
         }
         if let Some(kind) = stated_kind {
             stats.context_entities += 1;
@@ -719,6 +720,7 @@ impl<'m> Sanitizer<'m> {
                 .any(|rung| rung.text.eq_ignore_ascii_case(kind))
             {
                 known.push(Rung::new(crate::ontology::RungSource::Context, kind));
+                known.extend(bare_kind(kind));
             }
         }
         let confirming: Vec<String> = known.iter().map(|rung| rung.text.clone()).collect();
@@ -1601,6 +1603,17 @@ fn validate_mentions(id: &str, text: &str, mentions: &[Mention]) -> Result<()> {
     Ok(())
 }
 
+/// A kind the sentence names without the word that makes it precise (`a hockey team` → `a
+/// team`): as true, and the word may be masked elsewhere in the document.
+fn bare_kind(kind: &str) -> Option<Rung> {
+    let words: Vec<&str> = kind.split(' ').collect();
+    let noun = words.last().filter(|_| words.len() > 2)?;
+    Some(Rung::new(
+        crate::ontology::RungSource::Context,
+        crate::ontology::with_article(noun),
+    ))
+}
+
 /// Renders the plans' replacements into `text` until no masked string survives in it: an entity
 /// whose candidate carries one falls back to its label (fail closed) and the text is rendered
 /// again. A masked string outside every replacement is an [`Error::Leak`]. Returns the text and
@@ -1769,7 +1782,18 @@ impl Entities {
                 )
             })
             .collect();
-        let readings = crate::context::read_all(&chars, &spans);
+        let mut readings = crate::context::read_all(&chars, &spans);
+        // A description left out with its name may not take another mention with it.
+        for index in 0..readings.len() {
+            let extent = readings[index].extent.clone();
+            let overlaps = spans.iter().enumerate().any(|(other, &(start, end, _))| {
+                other != index && start < extent.end && extent.start < end
+            });
+            if readings[index].slot == Slot::Described && overlaps {
+                readings[index].slot = Slot::Head;
+                readings[index].extent = spans[index].0..spans[index].1;
+            }
+        }
         Entities {
             mentions,
             surfaces,
@@ -1783,8 +1807,9 @@ impl Entities {
 
     /// Every mention a noun phrase of its own, no kind read: as when the context is not read.
     fn ignore_context(&mut self) {
-        for reading in &mut self.readings {
+        for (reading, mention) in self.readings.iter_mut().zip(&self.mentions) {
             reading.slot = Slot::Head;
+            reading.extent = mention.span.start..mention.span.end;
             reading.kind = None;
             reading.implied = None;
             reading.listed = false;
@@ -1820,7 +1845,7 @@ impl Entities {
     fn left_out(&self, mention: usize, entity_type: EntityType, phrase: &str) -> bool {
         match self.readings[mention].slot {
             Slot::Head => false,
-            Slot::Apposition => true,
+            Slot::Apposition | Slot::Described => true,
             Slot::Modifier => {
                 let first = phrase.split_whitespace().next().unwrap_or("");
                 let noun_phrase = ["a", "an", "the"].contains(&first.to_lowercase().as_str());
@@ -1869,9 +1894,14 @@ impl Entities {
                 );
             for &mention in &group.mentions {
                 let dropped = generalizing && self.left_out(mention, group.entity_type, &text);
+                let span = if dropped || text.is_empty() {
+                    self.readings[mention].extent.clone()
+                } else {
+                    self.mentions[mention].span.start..self.mentions[mention].span.end
+                };
                 replacements.push(Replacement {
-                    start: self.mentions[mention].span.start,
-                    end: self.mentions[mention].span.end,
+                    start: span.start,
+                    end: span.end,
                     entity_type: group.entity_type,
                     text: if dropped { String::new() } else { text.clone() },
                     bracketed: bracketed && !dropped,

@@ -1089,3 +1089,25 @@ fn the_sentence_names_a_kind_and_lets_a_modifier_or_an_apposition_go() {
          a number of films. He played for ORG 2."
     );
 }
+
+#[test]
+fn a_name_a_description_follows_is_left_out_with_its_comma() {
+    let text = "She co-founded Zorblax, a crisis hotline for victims, and later joined the 1990 \
+                Krell Royals, a senior hockey team in the north. She also played hockey.";
+    let spans = mentions(
+        text,
+        &[
+            ("Zorblax", EntityType::Misc),
+            ("Krell Royals", EntityType::Org),
+            ("hockey", EntityType::Misc),
+        ],
+    );
+    let sanitized = most_specific(text, &spans);
+    // The hotline is left out with its comma; the team, after a year, reads as its kind, the
+    // precise `a hockey team` refused because `hockey` is masked.
+    assert_eq!(
+        sanitized.document.text,
+        "She co-founded a crisis hotline for victims, and later joined the 1990 team, a senior \
+         MISC 2 team in the north. She also played MISC 2."
+    );
+}

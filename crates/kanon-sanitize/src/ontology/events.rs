@@ -114,7 +114,9 @@ fn anchored(vocabulary: &Vocabulary, words: &[&str]) -> bool {
                     || vocabulary.city(word).is_some()))
     }) || words.windows(2).any(|pair| {
         let two = pair.join(" ");
-        vocabulary.country(&two).is_some() || vocabulary.city(&two).is_some()
+        vocabulary.country(&two).is_some()
+            || vocabulary.country_of_demonym(&two).is_some()
+            || vocabulary.city(&two).is_some()
     })
 }
 
@@ -179,5 +181,7 @@ mod tests {
         assert!(texts("The Da Vinci Code").is_empty());
         assert!(texts("Titanic").is_empty());
         assert_eq!(texts("American Civil War")[0], "a civil war");
+        // A demonym of two words anchors it too.
+        assert_eq!(texts("Sri Lankan Civil War")[0], "a civil war");
     }
 }

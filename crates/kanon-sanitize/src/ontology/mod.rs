@@ -140,6 +140,7 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| people::office(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
             .or_else(|| place(vocabulary, bare))
+            .or_else(|| organizations::placed_by_name(vocabulary, bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
@@ -293,7 +294,7 @@ pub(crate) fn bare_name(name: &str) -> &str {
 }
 
 /// `a` or `an` before a phrase, by its sound.
-fn with_article(phrase: &str) -> String {
+pub(crate) fn with_article(phrase: &str) -> String {
     let article = if crate::render::takes_an(phrase) {
         "an"
     } else {

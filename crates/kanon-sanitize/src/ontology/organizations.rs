@@ -59,6 +59,14 @@ pub(super) fn by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> 
     Some(Rung::all(RungSource::StatedKind, texts))
 }
 
+/// [`by_name`] for a miscellany: a title may borrow an organisation's kind (a film called `The
+/// Club`), so only a name that also holds a place states it (`Guelph Sports Hall of Fame`, `LXI
+/// Legislature of the Mexican Congress`).
+pub(super) fn placed_by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    let rungs = by_name(vocabulary, name)?;
+    rungs.first()?.text.contains(" in ").then_some(rungs)
+}
+
 /// A kind of organisation a name can state, and what that kind is.
 struct Kind {
     /// `a university`.
@@ -139,6 +147,10 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
         (&["record", "label"], kind("a record label", COMPANY)),
         (&["football", "club"], FOOTBALL_CLUB),
         (&["hall", "of", "fame"], kind("a hall of fame", &[])),
+        (
+            &["electoral", "district"],
+            kind("an electoral district", &[]),
+        ),
         (
             &["congressional", "district"],
             kind("a congressional district", ELECTORAL_DISTRICT),
@@ -257,6 +269,7 @@ fn head_kind(head: &str) -> Option<Kind> {
         "municipality" => kind("a municipality", &[]),
         "assembly" => kind("an assembly", &[]),
         "parliament" => kind("a parliament", LEGISLATURE),
+        "legislature" => kind("a legislature", &[]),
         "senate" => kind("a senate", LEGISLATURE),
         "court" => kind("a court", JUDICIARY),
         "tribunal" => kind("a tribunal", JUDICIARY),
@@ -333,8 +346,10 @@ fn place_before(vocabulary: &Vocabulary, words: &[&str], head: &[usize]) -> bool
         return false;
     }
     (1..=3.min(first)).any(|len| {
-        let before = &words[first - len..first];
-        place_in(vocabulary, before).is_some()
+        let from = first - len;
+        let before = &words[from..first];
+        (from == 0 || !NAME_OPENERS.contains(&words[from - 1]))
+            && place_in(vocabulary, before).is_some()
     })
 }
 
@@ -343,6 +358,13 @@ struct Place<'v> {
     country: &'v Country,
     region: Option<String>,
 }
+
+/// Words that open a place's name of two words (`St. Lawrence`, `Port Talbot`, `North
+/// Grenville`): the word after one is not a city of its own name.
+const NAME_OPENERS: &[&str] = &[
+    "st", "saint", "ste", "sainte", "san", "santa", "fort", "mount", "port", "lake", "new",
+    "north", "south", "east", "west", "upper", "lower", "great", "little", "old",
+];
 
 /// The country of the places the name's words hold (longest first at each position): countries,
 /// their demonyms, first-level regions and cities. None when they disagree (`Victoria University
@@ -365,13 +387,15 @@ fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>>
             if len == 1 && vocabulary.is_common_word_place(&candidate) {
                 continue;
             }
+            // `St. Lawrence League` names no Lawrence, nor `North Grenville` a Grenville.
+            let in_a_longer_name = start > 0 && NAME_OPENERS.contains(&words[start - 1]);
             let (country_name, region) = if let Some(country) = vocabulary.country(&candidate) {
                 (country.name.as_str(), None)
             } else if let Some(country) = vocabulary.country_of_demonym(&candidate) {
                 (country.name.as_str(), None)
             } else if let Some(region) = vocabulary.first_level_region(&candidate) {
                 (region.country.as_str(), Some(region.name.clone()))
-            } else if let Some(city) = vocabulary.city(&candidate) {
+            } else if let Some(city) = vocabulary.city(&candidate).filter(|_| !in_a_longer_name) {
                 (city.country.as_str(), None)
             } else {
                 continue;
@@ -484,6 +508,46 @@ mod tests {
         assert!(texts("FC").is_empty());
         // The place after a club's prefix must be one.
         assert!(texts("FC Zorblax").is_empty());
+    }
+
+    #[test]
+    fn a_miscellany_states_an_organisations_kind_only_with_a_place() {
+        let placed = |name: &str| -> Vec<String> {
+            placed_by_name(Vocabulary::embedded(), name)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|rung| rung.text)
+                .collect()
+        };
+        assert_eq!(
+            placed("Oslo Sports Hall of Fame")[..2],
+            [
+                "a hall of fame in Norway",
+                "a hall of fame in Northern Europe"
+            ]
+        );
+        assert_eq!(
+            placed("IV Federal Electoral District of Sonora")[..2],
+            [
+                "an electoral district in Sonora",
+                "an electoral district in Mexico"
+            ]
+        );
+        assert_eq!(
+            placed("XII Legislature of the Mexican Congress")[0],
+            "a legislature in Mexico"
+        );
+        // A film may be called `The Club`.
+        assert!(placed("The Breakfast Club").is_empty());
+    }
+
+    #[test]
+    fn a_word_of_a_longer_place_name_is_no_city() {
+        // `St. Lawrence` is no Lawrence, Kansas; `West Bergen` no Bergen.
+        assert_eq!(texts("St. Lawrence League"), ["a league"]);
+        assert!(texts("West Bergen Rovers").is_empty());
+        assert_eq!(texts("West Bergen Council"), ["a council"]);
+        assert_eq!(texts("Bergen Council")[0], "a council in Norway");
     }
 
     #[test]
