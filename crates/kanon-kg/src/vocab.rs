@@ -48,6 +48,18 @@ pub struct FirstLevelRegion {
     pub country: String,
 }
 
+/// A town (a GeoNames place of at least 1,000 people that no listed city names,
+/// `kg/vocab/towns.tsv`): one of the places a town's name may mean.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Town {
+    /// Its name as GeoNames writes it: `Caerphilly`.
+    pub name: String,
+    /// The name of its country, as in [`Country::name`].
+    pub country: String,
+    /// Its first-level region (`Wales`), when GeoNames names one.
+    pub region: Option<String>,
+}
+
 /// One sense of a name WordNet knows (`kg/vocab/wordnet_names.tsv`): what kind of thing it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamedSense {
@@ -122,6 +134,9 @@ pub struct Vocabulary {
     demonym_index: FxHashMap<String, usize>,
     city_index: FxHashMap<String, usize>,
     organization_index: FxHashMap<String, usize>,
+    /// Towns by normalised name, every place of that name; parsed on first use (123,000 rows
+    /// only the sanitizer's place hierarchy reads).
+    towns: OnceLock<FxHashMap<String, Vec<Town>>>,
 }
 
 macro_rules! table {
@@ -285,6 +300,25 @@ fn index_cities(cities: &[City]) -> FxHashMap<String, usize> {
     city_index
 }
 
+/// `towns.tsv` by normalised name.
+fn parse_towns() -> FxHashMap<String, Vec<Town>> {
+    let mut towns: FxHashMap<String, Vec<Town>> = FxHashMap::default();
+    for fields in rows(table!("towns.tsv")) {
+        let Some(key) = normalize_term(fields[0]) else {
+            continue;
+        };
+        towns.entry(key).or_default().push(Town {
+            name: fields[0].to_owned(),
+            country: fields.get(1).copied().unwrap_or("").to_owned(),
+            region: fields
+                .get(2)
+                .filter(|region| !region.is_empty())
+                .map(|region| (*region).to_owned()),
+        });
+    }
+    towns
+}
+
 /// The cities with their first-level regions (`city_regions.tsv`), the regions they name, and the
 /// index of the regions by name.
 fn with_regions(
@@ -429,6 +463,7 @@ impl Vocabulary {
             demonym_index,
             city_index,
             organization_index,
+            towns: OnceLock::new(),
         }
     }
 
@@ -506,6 +541,15 @@ impl Vocabulary {
         normalize_term(name)
             .and_then(|key| self.city_index.get(&key))
             .map(|&i| &self.cities[i])
+    }
+
+    /// Every town of that name (case and diacritics ignored), in table order; empty when no
+    /// town has it. A listed city's name is no town's.
+    pub fn towns(&self, name: &str) -> &[Town] {
+        let towns = self.towns.get_or_init(parse_towns);
+        normalize_term(name)
+            .and_then(|key| towns.get(&key))
+            .map_or(&[], Vec::as_slice)
     }
 }
 

@@ -129,9 +129,10 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     let surface = surface.trim();
     let bare = bare_name(surface);
     let found = match entity_type {
-        EntityType::Loc => {
-            place(vocabulary, bare).or_else(|| named::rungs(vocabulary, entity_type, bare))
-        }
+        // A town's name is read last: towns are many, and their names are also other things'.
+        EntityType::Loc => place(vocabulary, bare)
+            .or_else(|| named::rungs(vocabulary, entity_type, bare))
+            .or_else(|| places::town(vocabulary, bare)),
         // A detector's miscellany that names a place is most likely a mistyped place.
         EntityType::Misc => organizations::listed(vocabulary, bare)
             .or_else(|| awards::rungs(vocabulary, bare))
@@ -491,6 +492,36 @@ mod tests {
         assert_eq!(
             kg_candidates(EntityType::Org, "the United States")[0],
             "a country in Northern America"
+        );
+    }
+
+    #[test]
+    fn a_town_climbs_what_every_town_of_its_name_shares() {
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Caerphilly"),
+            [
+                "a town in Wales",
+                "a town in the United Kingdom",
+                "a town in Northern Europe",
+                "a town in Europe",
+                "a town"
+            ]
+        );
+        // A Clarkston in Scotland and three in US states: nothing but `a town` is true of all.
+        assert_eq!(kg_candidates(EntityType::Loc, "Clarkston"), ["a town"]);
+        // An abbreviation is no town (`Us` is one in France), and a miscellany or an
+        // organisation is never read as a town.
+        assert!(
+            kg_candidates(EntityType::Loc, "US")
+                .iter()
+                .all(|rung| !rung.contains("town"))
+        );
+        assert!(kg_candidates(EntityType::Misc, "Caerphilly").is_empty());
+        assert!(kg_candidates(EntityType::Org, "Caerphilly").is_empty());
+        // A name that states its kind keeps it (`… County`), and a city stays a city.
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Bergen")[0],
+            "a city in Hordaland"
         );
     }
 

@@ -33,6 +33,52 @@ pub(super) fn city(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     Some(rungs)
 }
 
+/// A town's rungs (`Caerphilly` → `a town in Wales` → `a town in the United Kingdom` → …):
+/// what every town of that name shares, its region and country where they are one, else the
+/// sub-region or region all their countries lie in (`Clarkston`, in Scotland and three US
+/// states: `a town in Northern Europe or Northern America` is nothing, so only `a town`).
+pub(super) fn town(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    // `US` is also a town in France: an abbreviation is read as none.
+    let letters = name.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < 3 || name.chars().all(|c| !c.is_lowercase()) {
+        return None;
+    }
+    let towns = vocabulary.towns(name);
+    let first = towns.first()?;
+    let countries: Vec<&Country> = towns
+        .iter()
+        .map(|town| vocabulary.country(&town.country))
+        .collect::<Option<_>>()?;
+    let one_country = countries
+        .iter()
+        .all(|country| country.name == countries[0].name);
+    let mut rungs = Vec::new();
+    if one_country {
+        if let Some(region) = &first.region
+            && towns
+                .iter()
+                .all(|town| town.region.as_ref() == Some(region))
+        {
+            rungs.push(format!("a town in {}", place_name(region)));
+        }
+        rungs.extend(climb("a town", countries[0], true));
+    } else {
+        for area in [&countries[0].subregion, &countries[0].region]
+            .into_iter()
+            .flatten()
+        {
+            let shared = countries.iter().all(|country| {
+                country.subregion.as_ref() == Some(area) || country.region.as_ref() == Some(area)
+            });
+            if shared {
+                rungs.push(format!("a town in {}", place_name(area)));
+            }
+        }
+        rungs.push("a town".to_owned());
+    }
+    Some(Rung::all(RungSource::GeoNames, rungs))
+}
+
 /// A first-level region's rungs: `a state in India`, `a state in Southern Asia`, …, named by the
 /// word its country uses for its first-level divisions.
 pub(super) fn first_level_region(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
