@@ -266,6 +266,52 @@ fn sports_franchise(surface: &str) -> bool {
     })
 }
 
+/// Abbreviations of a sports club in its name (`Alpha FC`, `FK Beta`).
+const CLUB_ABBREVIATIONS: &[&str] = &["FC", "AFC", "CF", "FK", "SV", "BK", "RFC", "SC"];
+
+/// Whether an organisation's name reads as a club's in a document about sport: a place's name
+/// alone or with a number (`Genoa`, `Hannover 96`: a city is no organisation, its club is), a
+/// club's abbreviation (`Alpha FC`), or one capitalised plural nickname (`the Packers`). A
+/// place's name the document also writes as a place (`born in Genoa`) is not read so: its
+/// mentions share one replacement.
+fn sports_club_name(chars: &[char], surface: &str) -> bool {
+    let words: Vec<&str> = surface.split_whitespace().collect();
+    if words
+        .iter()
+        .any(|word| CLUB_ABBREVIATIONS.contains(&word.trim_matches('.')))
+    {
+        return true;
+    }
+    let place = match words.as_slice() {
+        [.., number] if words.len() > 1 && number.chars().all(|c| c.is_ascii_digit()) => {
+            words[..words.len() - 1].join(" ")
+        }
+        _ => words.join(" "),
+    };
+    let vocabulary = kanon_kg::vocab::Vocabulary::embedded();
+    let capitalised = place.starts_with(char::is_uppercase);
+    let names_a_place = vocabulary.city(&place).is_some()
+        || vocabulary.first_level_region(&place).is_some()
+        || !vocabulary.towns(&place).is_empty();
+    let nickname = match words.as_slice() {
+        [word] => {
+            word.len() > 3
+                && word.ends_with('s')
+                && !["ss", "us", "is"]
+                    .iter()
+                    .any(|suffix| word.ends_with(suffix))
+        }
+        _ => false,
+    };
+    let written_as_a_place = || {
+        let text: String = chars.iter().collect();
+        ["in ", "near ", "from ", "of "]
+            .iter()
+            .any(|preposition| text.contains(&format!("{preposition}{place}")))
+    };
+    capitalised && (nickname || names_a_place && !written_as_a_place())
+}
+
 /// Nouns that name a kind of work, organisation, place, event or thing a name may follow.
 const KIND_NOUNS: &[&str] = &[
     // works
@@ -768,7 +814,7 @@ fn read_in(
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
             .or_else(|| {
                 (entity_type == EntityType::Org
-                    && sports_franchise(surface)
+                    && (sports_franchise(surface) || sports_club_name(chars, surface))
                     && *speaks_of_sport.get_or_init(|| speaks_of_sport_in(chars)))
                 .then(|| "a sports team".to_owned())
             })
@@ -1502,6 +1548,30 @@ mod tests {
             implied("She played hockey at Zorblax.", "Zorblax", EntityType::Org),
             None
         );
+        // In a document about sport: a city's name, a city and a number, a club's abbreviation,
+        // a plural nickname alone.
+        for (text, span) in [
+            ("That season he scored against Bergen twice.", "Bergen"),
+            ("That season he moved to Bergen 96.", "Bergen 96"),
+            ("That season he moved to Zorblax FC.", "Zorblax FC"),
+            ("He coached the Zorblaxers for a season.", "Zorblaxers"),
+        ] {
+            assert_eq!(
+                implied(text, span, EntityType::Org).as_deref(),
+                Some("a sports team"),
+                "{text}"
+            );
+        }
+        // Not where the document writes the city as a place, nor outside sport.
+        for (text, span) in [
+            (
+                "Born in Bergen, that season he scored against Bergen.",
+                "Bergen",
+            ),
+            ("He scored against Bergen twice.", "Bergen"),
+        ] {
+            assert_eq!(implied(text, span, EntityType::Org), None, "{text}");
+        }
         // Another type, or a named kind, takes precedence over nothing: none implied.
         assert_eq!(
             implied("He played for Alpha.", "Alpha", EntityType::Misc),

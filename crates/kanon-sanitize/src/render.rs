@@ -122,8 +122,15 @@ fn after_determiner_and_modifier(out: &str, start: usize) -> bool {
             // `the novels ⟨a novel⟩`: a kind in the plural heads a list, it modifies nothing.
             let heads_a_list =
                 crate::context::kind_noun(&modifier).is_some_and(|(_, plural)| plural);
+            // `at the end of the season ⟨Genoa⟩ was relegated`: after a time, a new clause.
+            let a_time = [
+                "season", "year", "month", "week", "day", "summer", "winter", "spring", "autumn",
+                "decade", "century", "time", "night",
+            ]
+            .contains(&modifier.as_str());
             DETERMINERS.contains(&word.as_str())
                 && !heads_a_list
+                && !a_time
                 && !PREPOSITIONS.contains(&modifier.as_str())
                 && !DETERMINERS.contains(&modifier.as_str())
                 && !["and", "or", "but", "is", "was", "are", "were", "be"]
@@ -748,6 +755,28 @@ mod tests {
         );
         let born_a_year = render(text, &[date(at("1962"), at("1962") + 4, "1962")]);
         assert_eq!(born_a_year, text);
+    }
+
+    #[test]
+    fn a_phrase_after_a_time_opens_a_clause_and_keeps_its_article() {
+        let text = "At the end of the season Zorblax was relegated; the former Alpha stayed.";
+        let at = |word: &str| text.find(word).unwrap();
+        let phrase = |start: usize, end: usize, text: &str| Replacement {
+            entity_type: EntityType::Org,
+            text: text.to_owned(),
+            ..deletion(start, end)
+        };
+        let out = render(
+            text,
+            &[
+                phrase(at("Zorblax"), at("Zorblax") + 7, "a sports team"),
+                phrase(at("Alpha"), at("Alpha") + 5, "a club"),
+            ],
+        );
+        assert_eq!(
+            out,
+            "At the end of the season a sports team was relegated; the former club stayed."
+        );
     }
 
     #[test]

@@ -685,15 +685,15 @@ fn the_first_mention_is_the_representative_unless_the_config_says_longest() {
 #[test]
 fn a_separate_attacker_answers_the_attacks() {
     let generator = ScriptedModel::new("generator")
-        .reply("Phrase: Tromsø", "1. a city in northern Norway\n2. a city")
+        .reply("Phrase: Zorbhavn", "1. a city in northern Norway\n2. a city")
         .fallback("1. something");
-    let attacker = ScriptedModel::new("attacker").fallback("1. Tromsø");
-    let text = "She lives in Tromsø.";
+    let attacker = ScriptedModel::new("attacker").fallback("1. Zorbhavn");
+    let text = "She lives in Zorbhavn.";
     let sanitized = Sanitizer::new(paper_as_published())
         .unwrap()
         .with_model(&generator)
         .with_attacker(&attacker)
-        .sanitize("t", text, &mentions(text, &[("Tromsø", EntityType::Loc)]))
+        .sanitize("t", text, &mentions(text, &[("Zorbhavn", EntityType::Loc)]))
         .unwrap();
     assert_eq!((generator.calls(), attacker.calls()), (1, 2));
     assert_eq!(sanitized.document.text, "She lives in LOC 1.");
