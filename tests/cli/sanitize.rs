@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::common::{kanon_in, ok_in, shared};
 
-const DOCS: &str = r#"{"id": "a", "text": "Zoë Ølund was born in Tromsø on 5 August 2003 and joined the Labour Party."}
+const DOCS: &str = r#"{"id": "a", "text": "Zoë Ølund was born in Vexlun on 5 August 2003 and joined the Labour Party."}
 {"id": "b", "text": "Per Olsen moved to Bergen in 1999."}
 {"id": "c", "text": "Nothing to hide here."}
 "#;
@@ -16,7 +16,7 @@ const SPANS: &str = r#"{"id": "a", "spans": [{"start": 0, "end": 9, "label": "MA
 
 const SCRIPTED: &str = r#"{"backend": "scripted", "name": "cli-test",
   "replies": [
-    ["Phrase: Tromsø", "1. a city in northern Norway\n2. a Norwegian city\n3. a city"],
+    ["Phrase: Vexlun", "1. a city in northern Norway\n2. a Norwegian city\n3. a city"],
     ["Phrase: Labour Party", "1. a Norwegian political party\n2. a political party"],
     ["Phrase: Bergen", "1. a Norwegian city\n2. a European city"],
     ["[[a city in Hordaland]]", "1. Bergen\n2. Bodø"],
@@ -90,7 +90,7 @@ fn sanitizes_detector_spans_and_reruns_from_the_cache() {
     assert_eq!(
         texts,
         [
-            // No hierarchy knows Tromsø, so nothing could confirm a model's generalization of
+            // No table lists Vexlun (a place made up), so nothing could confirm a model's generalization of
             // it: the model is not asked, and the place keeps its label. Where a hierarchy
             // answers, its rungs are the candidates, and the model only attacks them.
             "PERSON 1 was born in LOC 1 in August 2003 and joined a political party.",
@@ -183,7 +183,7 @@ fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
     assert_eq!(city["attacks"][0]["guesses"][0]["text"], "Bergen");
     assert_eq!(city["attacks"][0]["guesses"][0]["matched"], "exact");
     // By default the model only attacks: the hierarchies' rungs and the date ladder are the
-    // candidates, and nothing could confirm a generalization of Tromsø.
+    // candidates, and nothing could confirm a generalization of Vexlun.
     for document in &audit {
         for entity in document["entities"].as_array().unwrap() {
             for candidate in entity["candidates"].as_array().into_iter().flatten() {
@@ -193,7 +193,7 @@ fn the_audit_goes_to_its_own_file_and_the_output_holds_no_original() {
     }
     for original in [
         "Zoë Ølund",
-        "Tromsø",
+        "Vexlun",
         "Labour",
         "Per Olsen",
         "Bergen",
@@ -459,7 +459,7 @@ fn the_embedded_model_sanitizes_a_short_document() {
     let fixture = Fixture::new();
     std::fs::write(
         fixture.path().join("docs.jsonl"),
-        "{\"id\": \"a\", \"text\": \"Zoë Ølund was born in Tromsø on 5 August 2003 and joined the Labour Party.\"}\n",
+        "{\"id\": \"a\", \"text\": \"Zoë Ølund was born in Vexlun on 5 August 2003 and joined the Labour Party.\"}\n",
     )
     .unwrap();
     let summary = ok_in(
@@ -483,7 +483,7 @@ fn the_embedded_model_sanitizes_a_short_document() {
     let docs = fixture.output();
     let text = docs[0]["text"].as_str().unwrap();
     eprintln!("{text}");
-    for original in ["Zoë", "Ølund", "Tromsø", "5 August 2003", "Labour Party"] {
+    for original in ["Zoë", "Ølund", "Vexlun", "5 August 2003", "Labour Party"] {
         assert!(!text.contains(original), "{original} survived: {text}");
     }
     assert!(text.starts_with("PERSON 1 was born in "), "{text}");

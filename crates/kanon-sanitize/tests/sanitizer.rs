@@ -685,7 +685,10 @@ fn the_first_mention_is_the_representative_unless_the_config_says_longest() {
 #[test]
 fn a_separate_attacker_answers_the_attacks() {
     let generator = ScriptedModel::new("generator")
-        .reply("Phrase: Zorbhavn", "1. a city in northern Norway\n2. a city")
+        .reply(
+            "Phrase: Zorbhavn",
+            "1. a city in northern Norway\n2. a city",
+        )
         .fallback("1. something");
     let attacker = ScriptedModel::new("attacker").fallback("1. Zorbhavn");
     let text = "She lives in Zorbhavn.";

@@ -74,8 +74,15 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
     }
     texts.extend(stated.upper_text(stated.number));
     texts.extend(stated.wider_upper_text(stated.number));
+    texts.extend(stated.figures());
     Some(Rung::all(RungSource::Number, texts))
 }
+
+/// Digit counts as words, from two.
+const FIGURES: &[&str] = &[
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen",
+];
 
 /// Units of time a duration counts.
 const TIME_UNITS: &[&str] = &[
@@ -717,6 +724,19 @@ impl Stated<'_> {
         Some(format!("{fewer} than {}", self.amount(upper, scale)))
     }
 
+    /// `a six-figure sum`: an amount of money by the digits of its whole part, its currency
+    /// left out. The currency may name a country the document masks (`Turkish liras`), and a
+    /// code after the number (`(EUR)`) is a capitalised word of the span no rung may repeat.
+    fn figures(&self) -> Option<String> {
+        if !self.money || self.percent {
+            return None;
+        }
+        let zeros = self.scale.map_or(0, |scale| 3 * (scale as u32 + 1));
+        let digits = self.number.checked_ilog10()? + 1 + zeros;
+        let word = FIGURES.get(usize::try_from(digits).ok()?.checked_sub(2)?)?;
+        Some(super::with_article(&format!("{word}-figure sum")))
+    }
+
     /// `value` (in units of `scale`) written as the span writes its number: words for ten, a
     /// hundred and a thousand without a currency, digits with separators otherwise.
     fn amount(&self, value: u64, scale: Option<usize>) -> String {
@@ -797,14 +817,20 @@ mod tests {
         assert_eq!(texts("1.80 m"), ["more than 1 m", "less than ten m"]);
         assert_eq!(
             texts("¥300"),
-            ["more than ¥200", "less than ¥1,000", "less than ¥10,000"]
+            [
+                "more than ¥200",
+                "less than ¥1,000",
+                "less than ¥10,000",
+                "a three-figure sum"
+            ]
         );
         assert_eq!(
             texts("Rs 500"),
             [
                 "more than 400 rupees",
                 "less than a thousand rupees",
-                "less than 10,000 rupees"
+                "less than 10,000 rupees",
+                "a three-figure sum"
             ]
         );
     }
@@ -835,7 +861,8 @@ mod tests {
             [
                 "more than $100 million",
                 "less than $1 billion",
-                "less than $10 billion"
+                "less than $10 billion",
+                "a nine-figure sum"
             ]
         );
         assert_eq!(texts("45%"), ["more than 40%"]);
@@ -857,10 +884,21 @@ mod tests {
             [
                 "more than 5,000 euros",
                 "less than 100,000 euros",
-                "less than 1,000,000 euros"
+                "less than 1,000,000 euros",
+                "a five-figure sum"
             ]
         );
         assert_eq!(texts("eur 10,000"), texts("EUR 10,000"));
+        // The last rung names no currency: a currency may name a country the document masks.
+        assert_eq!(
+            texts("54,525,000 Turkish Liras (TRL)").last().unwrap(),
+            "an eight-figure sum"
+        );
+        assert_eq!(texts("$145 million").last().unwrap(), "a nine-figure sum");
+        // Not for a count, a share or a single digit.
+        assert!(!texts("87 films").concat().contains("figure"));
+        assert!(!texts("45%").concat().contains("figure"));
+        assert!(!texts("7 euros").concat().contains("figure"));
         assert_eq!(
             texts("EUR 100-200"),
             [
@@ -874,7 +912,8 @@ mod tests {
             [
                 "more than 2,000 euros",
                 "less than 10,000 euros",
-                "less than 100,000 euros"
+                "less than 100,000 euros",
+                "a four-figure sum"
             ]
         );
         assert_eq!(
@@ -882,7 +921,8 @@ mod tests {
             [
                 "more than $2 billion",
                 "less than $10 billion",
-                "less than $100 billion"
+                "less than $100 billion",
+                "a ten-figure sum"
             ]
         );
         assert_eq!(texts("1.5"), ["more than 1", "fewer than ten"]);
