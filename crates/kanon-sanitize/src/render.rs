@@ -604,7 +604,9 @@ impl Output {
         } else if phrase_article
             && (DETERMINERS.contains(&before_lower.as_str())
                 || PRENOMINAL.contains(&before_lower.as_str())
-                || after_determiner_and_modifier(&self.text, start)
+                // `awarded the applicant ⟨a six-figure sum⟩`: an amount follows its receiver.
+                || replacement.entity_type != EntityType::Quantity
+                    && after_determiner_and_modifier(&self.text, start)
                 || after_determiner_and_proper_adjectives(&self.text, start))
         {
             // `his a university` → `his university`; `the former a state` → `the former state`.
@@ -776,6 +778,18 @@ mod tests {
         assert_eq!(
             out,
             "At the end of the season a sports team was relegated; the former club stayed."
+        );
+        // An amount after its receiver keeps its article.
+        let text = "The court awarded the applicant EUR 5,000.";
+        let at = text.find("EUR").unwrap();
+        let amount = Replacement {
+            entity_type: EntityType::Quantity,
+            text: "a four-figure sum".to_owned(),
+            ..deletion(at, at + 9)
+        };
+        assert_eq!(
+            render(text, &[amount]),
+            "The court awarded the applicant a four-figure sum."
         );
     }
 

@@ -141,6 +141,7 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| people::office(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
             .or_else(|| place(vocabulary, bare))
+            .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| organizations::placed_by_name(vocabulary, bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)
@@ -154,6 +155,7 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| people::office(vocabulary, bare))
             .or_else(|| people::hypernyms(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
+            .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Quantity => quantities::ladder(surface),
         // A date the ladder reads never comes here; a duration does.

@@ -40,6 +40,129 @@ pub(super) fn hypernyms(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Ru
     None
 }
 
+/// Offices and roles a title names with words that single its holder out (`38th president`,
+/// `House Minority Leader`, `Speaker of the Parliament of Ghana`): general knowledge.
+const OFFICES: &[&str] = &[
+    "president",
+    "chairman",
+    "chairwoman",
+    "chairperson",
+    "commissioner",
+    "leader",
+    "commander",
+    "ambassador",
+    "speaker",
+    "governor",
+    "mayor",
+    "senator",
+    "secretary",
+    "director",
+    "officer",
+    "judge",
+    "chancellor",
+    "treasurer",
+    "consul",
+    "envoy",
+    "spokesperson",
+    "spokesman",
+    "spokeswoman",
+    "representative",
+    "councillor",
+    "councilor",
+    "coach",
+    "manager",
+    "editor",
+    "chief",
+    "head",
+    "dean",
+    "rector",
+    "provost",
+    "bishop",
+    "archbishop",
+    "general",
+    "admiral",
+    "marshal",
+    "inspector",
+    "superintendent",
+    "registrar",
+    "auditor",
+    "ombudsman",
+    "attorney",
+    "prosecutor",
+    "sheriff",
+    "commissary",
+    "delegate",
+    "deputy",
+];
+
+/// Words that make an office another (`vice president` is no president): they stay with it.
+const OFFICE_QUALIFIERS: &[&str] = &[
+    "vice",
+    "deputy",
+    "assistant",
+    "associate",
+    "acting",
+    "interim",
+    "co",
+    "lieutenant",
+    "under",
+    "sub",
+    "honorary",
+    "executive",
+];
+
+/// The office a title names once the words that single its holder out are left out: an ordinal,
+/// a body, a place (`38th president` → `a president`, `Australian Public Service Commissioner` →
+/// `a commissioner`, `Speaker of the Parliament of Ghana` → `a speaker`, `40th vice president`
+/// → `a vice president`), then what WordNet says the office is. None for the office alone (it
+/// would repeat the span) or a head that is no office.
+pub(super) fn titled(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>> {
+    // A title is capitalised or ranked; a common noun phrase (`hockey coach`) keeps the text's
+    // own determiner through its head noun instead.
+    let ranked = surface
+        .split_whitespace()
+        .next()
+        .is_some_and(|first| super::rank(first).is_some());
+    if !ranked && !surface.chars().any(char::is_uppercase) {
+        return None;
+    }
+    let words = kanon_core::text::words(surface);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let end = words
+        .iter()
+        .position(|word| matches!(*word, "of" | "for" | "to" | "at" | "in" | "on"))
+        .unwrap_or(words.len());
+    let at = end.checked_sub(1)?;
+    let written = words[at];
+    let head = if OFFICES.contains(&written) {
+        written.to_owned()
+    } else {
+        let singular = singular(written)
+            .or_else(|| written.strip_suffix("men").map(|stem| format!("{stem}man")))?;
+        if !OFFICES.contains(&singular.as_str()) {
+            return None;
+        }
+        singular
+    };
+    let qualifier = words[..at]
+        .iter()
+        .find(|word| OFFICE_QUALIFIERS.contains(word));
+    let qualified = qualifier.is_some();
+    let office = match qualifier {
+        Some(qualifier) => format!("{qualifier} {head}"),
+        None => head.clone(),
+    };
+    // Something must be left out, or the rung repeats the span.
+    if office.split(' ').count() >= words.len() {
+        return None;
+    }
+    let mut texts = vec![with_article(&office)];
+    if !qualified && let Some(chain) = vocabulary.person_hypernyms(&head) {
+        texts.extend(chain.iter().map(|kind| with_article(kind)));
+    }
+    Some(Rung::all(RungSource::StatedKind, texts))
+}
+
 /// Kinds of people WordNet lists in several senses none of whose hypernyms they all share (so
 /// its table keeps none), with the sense they have in a biography, where someone's occupation is
 /// stated: `actor` is a theatrical performer there, not `a person who acts`; `painter` an artist,
@@ -251,6 +374,38 @@ mod tests {
             .into_iter()
             .map(|rung| rung.text)
             .collect()
+    }
+
+    #[test]
+    fn a_title_climbs_to_its_office_without_what_singles_its_holder_out() {
+        let titled = |surface: &str| -> Vec<String> {
+            titled(Vocabulary::embedded(), surface)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|rung| rung.text)
+                .collect()
+        };
+        assert_eq!(titled("38th president"), ["a president"]);
+        assert_eq!(titled("2nd Chairmen")[0], "a chairman");
+        assert_eq!(
+            titled("Zorbland Public Service Commissioner"),
+            ["a commissioner"]
+        );
+        assert_eq!(
+            titled("Speaker of the Parliament of Zorbland"),
+            ["a speaker"]
+        );
+        assert_eq!(titled("House Minority Leader"), ["a leader"]);
+        // `vice` makes another office, and stays.
+        assert_eq!(titled("40th vice president"), ["a vice president"]);
+        assert_eq!(titled("Assistant Hockey Coach"), ["an assistant coach"]);
+        // Not a title: the head noun serves (`assistant hockey coach` → `coach`).
+        assert!(titled("assistant hockey coach").is_empty());
+        // The office alone would repeat the span; a head that is no office gives nothing.
+        assert!(titled("President").is_empty());
+        assert!(titled("vice president").is_empty());
+        assert!(titled("Commanding-in-Chief").is_empty());
+        assert!(titled("third round").is_empty());
     }
 
     #[test]
