@@ -101,8 +101,46 @@ pub(crate) fn followed_by_content_word(rest: &[char]) -> bool {
         .iter()
         .take_while(|c| c.is_alphabetic() || **c == '-')
         .collect();
-    first == ' ' && word.starts_with(char::is_lowercase) && !crate::lemma::is_stopword(&word)
+    first == ' '
+        && word.starts_with(char::is_lowercase)
+        && !crate::lemma::is_stopword(&word)
+        && !PREPOSITIONS_AND_CONJUNCTIONS.contains(&word.as_str())
 }
+
+/// Prepositions and conjunctions the stopword list leaves out: a name before one is a noun
+/// phrase of its own (`on ⟨BBC World News⟩ since 2010`), not a modifier of the next word.
+const PREPOSITIONS_AND_CONJUNCTIONS: &[&str] = &[
+    "since",
+    "despite",
+    "throughout",
+    "whilst",
+    "toward",
+    "towards",
+    "amid",
+    "among",
+    "amongst",
+    "unless",
+    "although",
+    "though",
+    "whereas",
+    "except",
+    "including",
+    "alongside",
+    "following",
+    "per",
+    "onto",
+    "beyond",
+    "across",
+    "along",
+    "behind",
+    "beside",
+    "besides",
+    "near",
+    "inside",
+    "outside",
+    "till",
+    "versus",
+];
 
 /// Whether a label stands for a person or a code, which takes no article (`the PERSON 2`).
 fn labels_a_name(replacement: &Replacement) -> bool {
@@ -695,6 +733,20 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preposition_after_a_name_is_no_noun_it_modifies() {
+        let rest = |text: &str| text.chars().collect::<Vec<char>>();
+        assert!(followed_by_content_word(&rest(" television network")));
+        for text in [
+            " since 2010",
+            " despite it",
+            " near the sea",
+            " versus Alpha",
+        ] {
+            assert!(!followed_by_content_word(&rest(text)), "{text}");
+        }
+    }
 
     #[test]
     fn articles_by_sound() {

@@ -252,7 +252,18 @@ const NOT_IN_A_COMPOUND: &[&str] = &[
 /// bare, so that the text's own determiner, or none before a mass noun (`studying medicine`),
 /// stays with it.
 fn head_noun(entity_type: EntityType, surface: &str) -> Option<Vec<Rung>> {
-    let words: Vec<&str> = surface.split_whitespace().collect();
+    // `non‑commissioned` with a non-breaking hyphen is a compound word as much as with `-`.
+    let surface = surface
+        .trim_end_matches(['.', ',', ';', ':'])
+        .replace(['\u{2010}', '\u{2011}'], "-");
+    let mut words: Vec<&str> = surface.split_whitespace().collect();
+    // An article the span holds goes with the head (`a retired officer` → `an officer`).
+    let article = words
+        .first()
+        .is_some_and(|first| ["a", "an"].contains(&first.to_lowercase().as_str()));
+    if article {
+        words.remove(0);
+    }
     if !(2..=4).contains(&words.len()) {
         return None;
     }
@@ -277,7 +288,12 @@ fn head_noun(entity_type: EntityType, surface: &str) -> Option<Vec<Rung>> {
     if !reads_as_noun || !compound || ranked || counted || entity_type == EntityType::Loc {
         return None;
     }
-    Some(vec![Rung::new(RungSource::HeadNoun, head)])
+    let rung = if article {
+        with_article(head)
+    } else {
+        head.to_owned()
+    };
+    Some(vec![Rung::new(RungSource::HeadNoun, rung)])
 }
 
 /// The phrases of [`kg_rungs`].
@@ -459,6 +475,16 @@ mod tests {
             (EntityType::Misc, "Jacobite cause", "cause"),
             (EntityType::Dem, "assistant hockey coach", "coach"),
             (EntityType::Org, "Turin youth teams", "teams"),
+            // A non-breaking hyphen joins a compound too, and a full stop the span took is
+            // no part of its head.
+            (
+                EntityType::Dem,
+                "retired non\u{2011}commissioned officer",
+                "officer",
+            ),
+            (EntityType::Dem, "housing officer.", "officer"),
+            // An article the span holds goes with its head.
+            (EntityType::Dem, "a non-commissioned officer", "an officer"),
         ] {
             let rungs = kg_rungs(entity_type, span);
             assert_eq!(rungs.len(), 1, "{span}");
