@@ -809,7 +809,10 @@ fn read_in(
         Slot::Head
     };
     let implied = if kind.is_none() && names_something && !possessive {
-        implied_kind(chars, start, entity_type)
+        (entity_type == EntityType::Org && slot == Slot::Modifier)
+            .then(|| named_kind_after(chars, end))
+            .flatten()
+            .or_else(|| implied_kind(chars, start, entity_type))
             .or_else(|| described.map(|(kind, _)| kind))
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
             .or_else(|| {
@@ -1427,11 +1430,73 @@ fn modifies_next_noun(chars: &[char], start: usize, end: usize, entity_type: Ent
     if entity_type == EntityType::Dem {
         return true;
     }
-    // A count determines the noun too (`three Oslo cafés`).
-    words_before(chars, start, 1).first().is_some_and(|word| {
-        DETERMINERS.contains(&word.to_lowercase().as_str())
-            || crate::render::counts_alone(word) && !ordinal
-    })
+    // A count determines the noun too (`three Oslo cafés`), and a determiner may come before
+    // an adjective (`the nascent Fox network`).
+    let before = words_before(chars, start, 2);
+    let determiner = |word: &String| DETERMINERS.contains(&word.to_lowercase().as_str());
+    before
+        .first()
+        .is_some_and(|word| determiner(word) || crate::render::counts_alone(word) && !ordinal)
+        || entity_type == EntityType::Org
+            && before.first().is_some_and(|word| {
+                word.starts_with(char::is_lowercase) && !VERB_CUES.contains(&word.as_str())
+            })
+            && before.get(1).is_some_and(determiner)
+            && named_kind_after(chars, end).is_some()
+}
+
+/// Kinds an organisation's name names when it modifies them (`the Fox television network`, `the
+/// Alpha party`): the organisation is one. Not `team` or `board` (`the Google team` is a team
+/// at Google), nor places (`an Oslo suburb` is a suburb of Oslo).
+const NAMED_KINDS: &[&str] = &[
+    "party",
+    "network",
+    "band",
+    "movement",
+    "company",
+    "corporation",
+    "firm",
+    "newspaper",
+    "magazine",
+    "channel",
+    "station",
+    "label",
+    "unit",
+    "units",
+    "regiment",
+    "brigade",
+    "militia",
+    "league",
+    "federation",
+    "union",
+    "club",
+    "broadcaster",
+    "airline",
+    "bank",
+    "publisher",
+];
+
+/// The kind an organisation's name modifies (`the ⟨Fox⟩ television network` → `a television
+/// network`): a named kind right after it, past at most one kind modifier.
+fn named_kind_after(chars: &[char], end: usize) -> Option<String> {
+    let rest: String = chars[end.min(chars.len())..].iter().take(40).collect();
+    let mut words = rest.strip_prefix(' ')?.split(' ');
+    let first = words.next()?;
+    let (modifier, noun) = if KIND_MODIFIERS.contains(&first) {
+        (Some(first), words.next()?)
+    } else {
+        (None, first)
+    };
+    let noun = noun.trim_end_matches(|c: char| ",.;:!?)".contains(c));
+    if !NAMED_KINDS.contains(&noun) {
+        return None;
+    }
+    let singular = noun.strip_suffix("units").map_or(noun, |_| "unit");
+    let phrase = match modifier {
+        Some(modifier) => format!("{modifier} {singular}"),
+        None => singular.to_owned(),
+    };
+    Some(crate::ontology::with_article(&phrase))
 }
 
 #[cfg(test)]
@@ -1761,6 +1826,28 @@ mod tests {
             EntityType::Org,
         );
         assert_eq!(subject.kind, None);
+    }
+
+    #[test]
+    fn an_organisation_that_modifies_its_kind_is_one() {
+        let fox = reading(
+            "launching a hit on the nascent Zorbvision television network.",
+            "Zorbvision",
+            EntityType::Org,
+        );
+        assert_eq!(fox.slot, Slot::Modifier);
+        assert_eq!(fox.implied.as_deref(), Some("a television network"));
+        let party = reading(
+            "He led the Krell Home party.",
+            "Krell Home",
+            EntityType::Org,
+        );
+        assert_eq!(party.implied.as_deref(), Some("a party"));
+        // A team at an organisation is no organisation that is a team, nor a suburb a city.
+        let team = reading("She joined the Zorbcorp team.", "Zorbcorp", EntityType::Org);
+        assert_eq!(team.implied, None);
+        let suburb = reading("He lived in an Oslo suburb.", "Oslo", EntityType::Loc);
+        assert_eq!(suburb.implied, None);
     }
 
     #[test]
