@@ -68,6 +68,9 @@ pub struct Reading {
     pub extent: std::ops::Range<usize>,
 }
 
+/// The kind the verbs that say no more than that a name is an organisation imply.
+const AN_ORGANIZATION: &str = "an organization";
+
 /// Words a name is the object of, and the kind they imply it is, by the name's type.
 const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (
@@ -188,6 +191,43 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Misc, &["authored"], "a written work"),
     (EntityType::Misc, &["awarded"], "an award"),
     (EntityType::Misc, &["recipient", "of"], "an award"),
+    (EntityType::Misc, &["role", "of"], "a character"),
+    (EntityType::Misc, &["voice", "of"], "a character"),
+    (EntityType::Misc, &["appeared", "in"], "a production"),
+    (EntityType::Misc, &["author", "of"], "a written work"),
+    (EntityType::Misc, &["sang"], "a song"),
+    (EntityType::Misc, &["sings"], "a song"),
+    (EntityType::Misc, &["sentenced", "to"], "a sentence"),
+    (EntityType::Misc, &["convicted", "of"], "an offence"),
+    (EntityType::Misc, &["accused", "of"], "an offence"),
+    (EntityType::Misc, &["charged", "with"], "an offence"),
+    (EntityType::Misc, &["guilty", "of"], "an offence"),
+    (EntityType::Misc, &["complicity", "in"], "an offence"),
+    (EntityType::Misc, &["died", "of"], "a condition"),
+    (EntityType::Misc, &["died", "from"], "a condition"),
+    (EntityType::Misc, &["complications", "from"], "a condition"),
+    (EntityType::Misc, &["suffering", "from"], "a condition"),
+    (EntityType::Misc, &["suffered", "from"], "a condition"),
+    (EntityType::Misc, &["diagnosed", "with"], "a condition"),
+    (EntityType::Dem, &["died", "of"], "a condition"),
+    (EntityType::Dem, &["died", "from"], "a condition"),
+    (EntityType::Dem, &["complications", "from"], "a condition"),
+    (EntityType::Dem, &["suffering", "from"], "a condition"),
+    (EntityType::Dem, &["suffered", "from"], "a condition"),
+    (EntityType::Dem, &["diagnosed", "with"], "a condition"),
+    (EntityType::Org, &["member", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["joined"], AN_ORGANIZATION),
+    (EntityType::Org, &["worked", "for"], AN_ORGANIZATION),
+    (EntityType::Org, &["working", "for"], AN_ORGANIZATION),
+    (EntityType::Org, &["works", "for"], AN_ORGANIZATION),
+    (EntityType::Org, &["employed", "by"], AN_ORGANIZATION),
+    (EntityType::Org, &["founded"], AN_ORGANIZATION),
+    (EntityType::Org, &["co-founded"], AN_ORGANIZATION),
+    (EntityType::Org, &["founder", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["co-founder", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["signed", "with"], AN_ORGANIZATION),
+    (EntityType::Org, &["signed", "to"], AN_ORGANIZATION),
+    (EntityType::Org, &["issued", "by"], AN_ORGANIZATION),
 ];
 
 /// Sports whose name before `for` makes a name a team (`plays basketball for ⟨…⟩`), and after
@@ -809,11 +849,15 @@ fn read_in(
         Slot::Head
     };
     let implied = if kind.is_none() && names_something && !possessive {
+        // What the document says of the name itself first, then what its verb implies; a verb
+        // that implies no more than an organisation (`joined ⟨…⟩`) comes last.
+        let framed = implied_kind(chars, start, entity_type);
+        let only_an_organization = framed.as_deref() == Some(AN_ORGANIZATION);
         (entity_type == EntityType::Org && slot == Slot::Modifier)
             .then(|| named_kind_after(chars, end))
             .flatten()
-            .or_else(|| implied_kind(chars, start, entity_type))
             .or_else(|| described.map(|(kind, _)| kind))
+            .or_else(|| framed.clone().filter(|_| !only_an_organization))
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
             .or_else(|| {
                 (entity_type == EntityType::Org
@@ -821,6 +865,7 @@ fn read_in(
                     && *speaks_of_sport.get_or_init(|| speaks_of_sport_in(chars)))
                 .then(|| "a sports team".to_owned())
             })
+            .or(framed)
     } else {
         None
     };
@@ -1592,6 +1637,51 @@ mod tests {
                 "{text}"
             );
         }
+        // What the verb implies of a miscellany or a condition, and of an organisation no
+        // more than that it is one, read after what the document says of the name itself.
+        for (text, entity_type, kind) in [
+            (
+                "She plays the role of Zorblax on a show.",
+                EntityType::Misc,
+                "a character",
+            ),
+            ("He sang \"Zorblax\" at a game.", EntityType::Misc, "a song"),
+            (
+                "He was convicted of Zorblax in 1990.",
+                EntityType::Misc,
+                "an offence",
+            ),
+            (
+                "He died of a Zorblax in 1990.",
+                EntityType::Dem,
+                "a condition",
+            ),
+            (
+                "She later joined Zorblax.",
+                EntityType::Org,
+                "an organization",
+            ),
+            (
+                "She founded Zorblax, a rock band.",
+                EntityType::Org,
+                "a rock band",
+            ),
+        ] {
+            assert_eq!(
+                implied(text, "Zorblax", entity_type).as_deref(),
+                Some(kind),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            implied(
+                "That season he joined the Oslo Vikings.",
+                "Oslo Vikings",
+                EntityType::Org
+            )
+            .as_deref(),
+            Some("a sports team")
+        );
         // A city and a plural nickname, where the document speaks of sport.
         assert_eq!(
             implied(
@@ -1789,7 +1879,7 @@ mod tests {
         assert_eq!(team.slot, Slot::Head);
         assert_eq!(team.implied.as_deref(), Some("a hockey team"));
         let member = reading(
-            "He joined Zorblax, a member of the league.",
+            "He met Zorblax, a member of the league.",
             "Zorblax",
             EntityType::Org,
         );
@@ -1844,7 +1934,7 @@ mod tests {
         );
         assert_eq!(party.implied.as_deref(), Some("a party"));
         // A team at an organisation is no organisation that is a team, nor a suburb a city.
-        let team = reading("She joined the Zorbcorp team.", "Zorbcorp", EntityType::Org);
+        let team = reading("She met the Zorbcorp team.", "Zorbcorp", EntityType::Org);
         assert_eq!(team.implied, None);
         let suburb = reading("He lived in an Oslo suburb.", "Oslo", EntityType::Loc);
         assert_eq!(suburb.implied, None);
