@@ -1889,33 +1889,43 @@ mod tests {
 
     #[test]
     fn a_possessive_noun_and_a_comma_before_a_name_say_its_kind() {
-        let album = reading(
-            "In 2016 the band released its second album, \"Zorblax\", on a small label.",
-            "Zorblax",
-            EntityType::Misc,
-        );
-        assert_eq!(album.kind.as_deref(), Some("an album"));
-        assert_eq!(album.slot, Slot::Apposition);
-        let band = reading(
-            "He wrote songs for his punk rock band, Vexil.",
-            "Vexil",
-            EntityType::Org,
-        );
-        assert_eq!(band.kind.as_deref(), Some("a rock band"));
-        // No possessive: a new clause's subject may follow the comma.
-        let party = reading(
-            "After the election, Krellpartiet won.",
-            "Krellpartiet",
-            EntityType::Org,
-        );
-        assert_eq!(party.kind, None);
-        // The name must end the apposition.
-        let subject = reading(
-            "After his album, Zorblax Records dropped him.",
-            "Zorblax Records",
-            EntityType::Org,
-        );
-        assert_eq!(subject.kind, None);
+        // (text, name, type, the kind read; none where a new clause's subject may follow the
+        // comma, or the name does not end the apposition).
+        for (text, name, entity_type, kind) in [
+            (
+                "In 2016 the band released its second album, \"Zorblax\", on a small label.",
+                "Zorblax",
+                EntityType::Misc,
+                Some("an album"),
+            ),
+            (
+                "He wrote songs for his punk rock band, Vexil.",
+                "Vexil",
+                EntityType::Org,
+                Some("a rock band"),
+            ),
+            (
+                "After the election, Krellpartiet won.",
+                "Krellpartiet",
+                EntityType::Org,
+                None,
+            ),
+            (
+                "After his album, Zorblax Records dropped him.",
+                "Zorblax Records",
+                EntityType::Org,
+                None,
+            ),
+        ] {
+            let got = reading(text, name, entity_type);
+            assert_eq!(got.kind.as_deref(), kind, "{text}");
+            let slot = if kind.is_some() {
+                Slot::Apposition
+            } else {
+                Slot::Head
+            };
+            assert_eq!(got.slot, slot, "{text}");
+        }
     }
 
     #[test]
