@@ -300,6 +300,24 @@ fn index_cities(cities: &[City]) -> FxHashMap<String, usize> {
     city_index
 }
 
+/// A first-level region's name as English prose writes it: GeoNames' names of China's divisions
+/// carry their administrative kind (`Anhui Sheng`, `Chongqing Shi`, `Guangxi Zhuangzu
+/// Zizhiqu`), which English leaves out (`Anhui`, `Chongqing`, `Guangxi`).
+pub fn short_region_name(name: &str) -> &str {
+    const KINDS: &[&str] = &[
+        " Huizu Zizhiqu",
+        " Zhuangzu Zizhiqu",
+        " Uygur Zizhiqu",
+        " Zizhiqu",
+        " Sheng",
+        " Shi",
+    ];
+    KINDS
+        .iter()
+        .find_map(|kind| name.strip_suffix(kind))
+        .unwrap_or(name)
+}
+
 /// `towns.tsv` by normalised name.
 fn parse_towns() -> FxHashMap<String, Vec<Town>> {
     let mut towns: FxHashMap<String, Vec<Town>> = FxHashMap::default();
@@ -346,7 +364,10 @@ fn with_regions(
     }
     let mut region_index: FxHashMap<String, Option<usize>> = FxHashMap::default();
     for (i, region) in regions.iter().enumerate() {
-        if let Some(key) = normalize_term(&region.name) {
+        let short = short_region_name(&region.name);
+        let names =
+            std::iter::once(region.name.as_str()).chain((short != region.name).then_some(short));
+        for key in names.filter_map(normalize_term) {
             region_index
                 .entry(key)
                 .and_modify(|slot| *slot = None)
@@ -556,6 +577,19 @@ impl Vocabulary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chinese_divisions_read_without_their_administrative_kind() {
+        assert_eq!(short_region_name("Anhui Sheng"), "Anhui");
+        assert_eq!(short_region_name("Guangxi Zhuangzu Zizhiqu"), "Guangxi");
+        assert_eq!(short_region_name("Chongqing Shi"), "Chongqing");
+        assert_eq!(short_region_name("Gujarat"), "Gujarat");
+        let v = Vocabulary::embedded();
+        assert_eq!(
+            v.first_level_region("Anhui").map(|r| r.name.as_str()),
+            Some("Anhui Sheng")
+        );
+    }
 
     #[test]
     fn embedded_tables_parse_and_join() {

@@ -147,6 +147,7 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
             .or_else(|| organizations::by_name(vocabulary, bare))
+            .or_else(|| organizations::call_sign(bare))
             // An event is often annotated or detected as its organiser (`1962 FIFA World Cup`).
             .or_else(|| events::rungs(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))

@@ -67,6 +67,26 @@ pub(super) fn placed_by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<
     rungs.first()?.text.contains(" in ").then_some(rungs)
 }
 
+/// A North American broadcaster's call sign with its band (`KABC-AM`, `WXYZ-TV`): the letters a
+/// licence gives a station, `K` or `W` and two or three more, then the band.
+pub(super) fn call_sign(name: &str) -> Option<Vec<Rung>> {
+    let (letters, band) = name.trim().split_once('-')?;
+    let licensed = (3..=4).contains(&letters.len())
+        && letters.starts_with(['K', 'W'])
+        && letters.chars().all(|c| c.is_ascii_uppercase());
+    let kind = match band {
+        "AM" | "FM" => "a radio station",
+        "TV" | "DT" => "a television station",
+        _ => return None,
+    };
+    licensed.then(|| {
+        Rung::all(
+            RungSource::StatedKind,
+            [kind.to_owned(), "a broadcaster".to_owned()],
+        )
+    })
+}
+
 /// A kind of organisation a name can state, and what that kind is.
 struct Kind {
     /// `a university`.
@@ -539,6 +559,23 @@ mod tests {
         );
         // A film may be called `The Club`.
         assert!(placed("The Breakfast Club").is_empty());
+    }
+
+    #[test]
+    fn a_call_sign_and_its_band_name_a_station() {
+        let texts = |name: &str| -> Vec<String> {
+            call_sign(name)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|rung| rung.text)
+                .collect()
+        };
+        assert_eq!(texts("KXYZ-AM"), ["a radio station", "a broadcaster"]);
+        assert_eq!(texts("WQX-TV")[0], "a television station");
+        // No band, or letters no licence gives.
+        assert!(texts("KXYZ").is_empty());
+        assert!(texts("ABCD-FM").is_empty());
+        assert!(texts("Kxyz-AM").is_empty());
     }
 
     #[test]

@@ -243,6 +243,7 @@ pub(super) fn climb(what: &str, country: &Country, name_the_country: bool) -> Ve
 
 /// A place name as it reads after `in`: `the Americas`, `the United States`.
 pub(super) fn place_name(name: &str) -> String {
+    let name = kanon_kg::vocab::short_region_name(name);
     const WITH_THE: &[&str] = &[
         "Americas",
         "Caribbean",
