@@ -39,8 +39,14 @@ pub enum Slot {
     /// true of it.
     Apposition,
     /// A noun phrase after it describes it (`founded ⟨Alpha⟩, a rock band from Oslo`): left out
-    /// with the comma (and an article before it), the description stands in its place.
-    Described,
+    /// from character `start` to `end`, with the comma after it (and an article before it), the
+    /// description stands in its place.
+    Described {
+        /// Where what is left out starts: the mention, or an article before it.
+        start: usize,
+        /// Where it ends: the start of the description, past the comma.
+        end: usize,
+    },
 }
 
 impl Slot {
@@ -63,9 +69,6 @@ pub struct Reading {
     /// Whether it is a member of a list its kind heads in the plural (`the films ⟨Alpha⟩, Beta
     /// and Gamma`): the names after it, one list separator apart, are of that kind too.
     pub listed: bool,
-    /// The characters that go with it when it is left out, its own among them: for a
-    /// [`Slot::Described`] mention, an article before it and the comma after it.
-    pub extent: std::ops::Range<usize>,
 }
 
 /// The kind the verbs that say no more than that a name is an organisation imply.
@@ -283,16 +286,7 @@ fn speaks_of_sport_in(chars: &[char]) -> bool {
 /// Times`) or another kind the name states is read by the hierarchies first.
 fn sports_franchise(surface: &str) -> bool {
     let words: Vec<&str> = surface.split_whitespace().collect();
-    let Some(nickname) = words.last() else {
-        return false;
-    };
-    let plural = nickname.len() > 3
-        && nickname.starts_with(char::is_uppercase)
-        && nickname.ends_with('s')
-        && !["ss", "us", "is"]
-            .iter()
-            .any(|suffix| nickname.ends_with(suffix));
-    if !plural || words.len() < 2 {
+    if !words.last().is_some_and(|last| plural_nickname(last)) || words.len() < 2 {
         return false;
     }
     let vocabulary = kanon_kg::vocab::Vocabulary::embedded();
@@ -304,6 +298,17 @@ fn sports_franchise(surface: &str) -> bool {
             && (vocabulary.city(&place).is_some()
                 || vocabulary.first_level_region(&place).is_some())
     })
+}
+
+/// A capitalised word in the plural, as teams' nicknames are (`Vikings`, `Packers`; not
+/// `Express`, `Rus`, `Paris`).
+fn plural_nickname(word: &str) -> bool {
+    word.len() > 3
+        && word.starts_with(char::is_uppercase)
+        && word.ends_with('s')
+        && !["ss", "us", "is"]
+            .iter()
+            .any(|suffix| word.ends_with(suffix))
 }
 
 /// Abbreviations of a sports club in its name (`Alpha FC`, `FK Beta`).
@@ -333,23 +338,14 @@ fn sports_club_name(chars: &[char], surface: &str) -> bool {
     let names_a_place = vocabulary.city(&place).is_some()
         || vocabulary.first_level_region(&place).is_some()
         || !vocabulary.towns(&place).is_empty();
-    let nickname = match words.as_slice() {
-        [word] => {
-            word.len() > 3
-                && word.ends_with('s')
-                && !["ss", "us", "is"]
-                    .iter()
-                    .any(|suffix| word.ends_with(suffix))
-        }
-        _ => false,
-    };
+    let nickname = matches!(words.as_slice(), [word] if plural_nickname(word));
     let written_as_a_place = || {
         let text: String = chars.iter().collect();
         ["in ", "near ", "from ", "of "]
             .iter()
             .any(|preposition| text.contains(&format!("{preposition}{place}")))
     };
-    capitalised && (nickname || names_a_place && !written_as_a_place())
+    nickname || capitalised && names_a_place && !written_as_a_place()
 }
 
 /// Nouns that name a kind of work, organisation, place, event or thing a name may follow.
@@ -835,7 +831,6 @@ fn read_in(
     let described = (kind.is_none() && names_something && !possessive)
         .then(|| described_after(chars, end, entity_type))
         .flatten();
-    let mut extent = start..end;
     let slot = if kind.is_some() && !closed_by_comma_list(chars, end) {
         Slot::Apposition
     } else if !possessive && modifies_next_noun(chars, start, end, entity_type) {
@@ -843,21 +838,25 @@ fn read_in(
     } else if let Some((_, description)) = &described
         && let Some(from) = object_starts_at(chars, start)
     {
-        extent = from..*description;
-        Slot::Described
+        Slot::Described {
+            start: from,
+            end: *description,
+        }
     } else {
         Slot::Head
     };
     let implied = if kind.is_none() && names_something && !possessive {
         // What the document says of the name itself first, then what its verb implies; a verb
         // that implies no more than an organisation (`joined ⟨…⟩`) comes last.
-        let framed = implied_kind(chars, start, entity_type);
-        let only_an_organization = framed.as_deref() == Some(AN_ORGANIZATION);
+        let (framed, only_an_organization) = match implied_kind(chars, start, entity_type) {
+            Some(kind) if kind == AN_ORGANIZATION => (None, Some(kind)),
+            framed => (framed, None),
+        };
         (entity_type == EntityType::Org && slot == Slot::Modifier)
             .then(|| named_kind_after(chars, end))
             .flatten()
             .or_else(|| described.map(|(kind, _)| kind))
-            .or_else(|| framed.clone().filter(|_| !only_an_organization))
+            .or(framed)
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
             .or_else(|| {
                 (entity_type == EntityType::Org
@@ -865,7 +864,7 @@ fn read_in(
                     && *speaks_of_sport.get_or_init(|| speaks_of_sport_in(chars)))
                 .then(|| "a sports team".to_owned())
             })
-            .or(framed)
+            .or(only_an_organization)
     } else {
         None
     };
@@ -874,7 +873,6 @@ fn read_in(
         kind,
         implied,
         listed,
-        extent,
     }
 }
 
@@ -891,6 +889,17 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
         .iter()
         .map(|&(start, end, entity_type)| read_in(chars, start, end, entity_type, &speaks_of_sport))
         .collect();
+    // A description left out with its name may not take another mention with it.
+    for (index, reading) in readings.iter_mut().enumerate() {
+        if let Slot::Described { start, end } = reading.slot
+            && mentions
+                .iter()
+                .enumerate()
+                .any(|(other, &(from, to, _))| other != index && from < end && start < to)
+        {
+            reading.slot = Slot::Head;
+        }
+    }
     let mut order: Vec<usize> = (0..mentions.len()).collect();
     order.sort_by_key(|&index| (mentions[index].0, mentions[index].1));
     let separated = |previous: usize, current: usize| {
@@ -975,11 +984,7 @@ fn keep_an_unfinished_list(
 /// Whether the text after character `end` (past a closing quote) ends a list: punctuation that
 /// closes a clause, or a comma or `and` before a lower-case word (`…, and directed`).
 fn ends_a_list(chars: &[char], end: usize) -> bool {
-    let mut at = end.min(chars.len());
-    if chars.get(at).is_some_and(|c| is_quote(*c)) {
-        at += 1;
-    }
-    let rest: String = chars[at.min(chars.len())..].iter().take(24).collect();
+    let rest = after_quote(chars, end, 24);
     let Some(first) = rest.chars().next() else {
         return true;
     };
@@ -1071,18 +1076,15 @@ fn described_after(chars: &[char], end: usize, entity_type: EntityType) -> Optio
     ) {
         return None;
     }
-    let mut at = end.min(chars.len());
-    if chars.get(at).is_some_and(|c| is_quote(*c)) {
-        at += 1;
-    }
+    let at = past_closing_quote(chars, end);
     // An abbreviation in brackets may come between (`Joint Services Wing (JSW), a …`).
-    let rest: String = chars[at..].iter().take(160).collect();
-    let rest = match rest.strip_prefix(" (") {
+    let window: String = chars[at..].iter().take(160).collect();
+    let rest = match window.strip_prefix(" (") {
         Some(bracketed) => bracketed.split_once(')').map_or("", |(_, after)| after),
-        None => rest.as_str(),
+        None => window.as_str(),
     };
     let phrase = rest.strip_prefix(", ")?;
-    let description = at + (rest_len(&chars[at..]) - phrase.chars().count());
+    let description = at + window.chars().count() - phrase.chars().count();
     let mut words = phrase.split(' ');
     let (plural, first) = match words.next()? {
         "a" | "an" => (false, None),
@@ -1122,16 +1124,7 @@ fn described_after(chars: &[char], end: usize, entity_type: EntityType) -> Optio
         .checked_sub(2)
         .map(|at| noun_phrase[at].to_lowercase())
         .filter(|word| KIND_MODIFIERS.contains(&word.as_str()));
-    let phrase = match precise {
-        Some(word) => format!("{word} {noun}"),
-        None => noun,
-    };
-    Some((crate::ontology::with_article(&phrase), description))
-}
-
-/// How many characters of `chars` [`described_after`] looked at.
-fn rest_len(chars: &[char]) -> usize {
-    chars.len().min(160)
+    Some((kind_phrase(precise.as_deref(), &noun), description))
 }
 
 /// Where a name the object of a verb or a preposition starts once left out with its
@@ -1139,10 +1132,7 @@ fn rest_len(chars: &[char]) -> usize {
 /// the words before would be left without their noun: a determiner, a possessive, a number, a
 /// capitalised word or the start of a sentence (`the 1947–48 ⟨…⟩, a team`).
 fn object_starts_at(chars: &[char], start: usize) -> Option<usize> {
-    let mut at = start.min(chars.len());
-    if at > 0 && is_quote(chars[at - 1]) {
-        at -= 1;
-    }
+    let at = before_opening_quote(chars, start);
     let before = words_before(chars, at, 2);
     let (word, from) = match before.first().map(String::as_str) {
         Some("the" | "The") => (before.get(1)?, at - 4),
@@ -1162,10 +1152,7 @@ fn object_starts_at(chars: &[char], start: usize) -> Option<usize> {
 /// The kind a possessive's noun before a comma names (`released its second album, ⟨…⟩.`), where
 /// nothing but punctuation follows the name: the name stands in apposition to that noun.
 fn kind_apposed_before(chars: &[char], start: usize, end: usize) -> Option<StatedKind> {
-    let mut at = start.min(chars.len());
-    if at > 0 && is_quote(chars[at - 1]) {
-        at -= 1;
-    }
+    let at = before_opening_quote(chars, start);
     if at < 2 || chars[at - 1] != ' ' || chars[at - 2] != ',' {
         return None;
     }
@@ -1194,11 +1181,7 @@ fn kind_apposed_before(chars: &[char], start: usize, end: usize) -> Option<State
 /// Whether a miscellany's name is followed by a year in brackets (`Alpha Beta (1997)`): how a
 /// film, a record or a book is cited with its year of release.
 fn dated_title(chars: &[char], end: usize, entity_type: EntityType) -> bool {
-    let mut at = end;
-    if chars.get(at).is_some_and(|c| is_quote(*c)) {
-        at += 1;
-    }
-    let rest: String = chars[at.min(chars.len())..].iter().take(7).collect();
+    let rest = after_quote(chars, end, 7);
     let bytes = rest.as_bytes();
     entity_type == EntityType::Misc
         && bytes.len() == 7
@@ -1214,11 +1197,22 @@ fn after(chars: &[char], end: usize) -> String {
 
 /// The first `count` characters after character `end`, past a closing quote.
 fn after_quote(chars: &[char], end: usize, count: usize) -> String {
-    let mut at = end;
-    if chars.get(at).is_some_and(|c| is_quote(*c)) {
-        at += 1;
-    }
-    chars[at.min(chars.len())..].iter().take(count).collect()
+    chars[past_closing_quote(chars, end)..]
+        .iter()
+        .take(count)
+        .collect()
+}
+
+/// Character `end`, or the one after it where a closing quote stands there.
+fn past_closing_quote(chars: &[char], end: usize) -> usize {
+    let at = end.min(chars.len());
+    at + usize::from(chars.get(at).is_some_and(|c| is_quote(*c)))
+}
+
+/// Character `start`, or the one before it where an opening quote stands there.
+fn before_opening_quote(chars: &[char], start: usize) -> usize {
+    let at = start.min(chars.len());
+    at - usize::from(at > 0 && is_quote(chars[at - 1]))
 }
 
 pub(crate) fn is_quote(c: char) -> bool {
@@ -1235,10 +1229,7 @@ fn closed_by_comma_list(chars: &[char], end: usize) -> bool {
 /// The words before character `at`, nearest first, as written, across single spaces and an
 /// opening quote right before `at`; stops at punctuation.
 fn words_before(chars: &[char], at: usize, count: usize) -> Vec<String> {
-    let mut cursor = at.min(chars.len());
-    if cursor > 0 && is_quote(chars[cursor - 1]) {
-        cursor -= 1;
-    }
+    let cursor = before_opening_quote(chars, at);
     if cursor == 0 || chars[cursor - 1] != ' ' {
         return Vec::new();
     }
@@ -1291,10 +1282,7 @@ const CAPITAL_KIND_NOUNS: &[&str] = &["EP", "LP"];
 /// plural heads a list, which may open with a bracket, a colon or a list opener (`the albums
 /// (⟨…⟩`, `albums, including ⟨…⟩`).
 fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
-    let mut at = start.min(chars.len());
-    if at > 0 && is_quote(chars[at - 1]) {
-        at -= 1;
-    }
+    let at = before_opening_quote(chars, start);
     let before = words_before(chars, at, 5);
     let named = before
         .first()
@@ -1370,8 +1358,16 @@ fn kind_from_words(before: &[String]) -> Option<StatedKind> {
     if noun == "single" && ["a", "an", "one"].contains(&cue.as_str()) {
         return None;
     }
-    // `TV`, `Catholic` kept as written; `Radio` in a name's capitals (`such CBC Radio
-    // programs`) is a common word.
+    Some(StatedKind {
+        kind: kind_phrase(precise.as_deref(), &noun),
+        plural,
+    })
+}
+
+/// A kind noun with the word that makes it precise and its article (`a rock band`): `TV` and
+/// `Catholic` kept as written, a common word in a name's capitals (`such CBC Radio programs`) in
+/// lower case.
+fn kind_phrase(precise: Option<&str>, noun: &str) -> String {
     let phrase = match precise {
         Some(word) => {
             let proper = word.chars().all(|c| c.is_uppercase())
@@ -1384,20 +1380,16 @@ fn kind_from_words(before: &[String]) -> Option<StatedKind> {
                     "hindu",
                 ]
                 .contains(&word.to_lowercase().as_str());
-            let word = if proper { word } else { word.to_lowercase() };
+            let word = if proper {
+                word.to_owned()
+            } else {
+                word.to_lowercase()
+            };
             format!("{word} {noun}")
         }
-        None => noun,
+        None => noun.to_owned(),
     };
-    let article = if crate::render::takes_an(&phrase) {
-        "an"
-    } else {
-        "a"
-    };
-    Some(StatedKind {
-        kind: format!("{article} {phrase}"),
-        plural,
-    })
+    crate::ontology::with_article(&phrase)
 }
 
 /// A kind noun as written (`film`, `films`, `EP`) in the singular, and whether it was plural.
@@ -1537,11 +1529,7 @@ fn named_kind_after(chars: &[char], end: usize) -> Option<String> {
         return None;
     }
     let singular = noun.strip_suffix("units").map_or(noun, |_| "unit");
-    let phrase = match modifier {
-        Some(modifier) => format!("{modifier} {singular}"),
-        None => singular.to_owned(),
-    };
-    Some(crate::ontology::with_article(&phrase))
+    Some(kind_phrase(modifier, singular))
 }
 
 #[cfg(test)]
@@ -1860,13 +1848,16 @@ mod tests {
             let got = reading(text, span, entity_type);
             assert_eq!(got.implied.as_deref(), Some(kind), "{text}");
             let chars: Vec<char> = text.chars().collect();
-            let left_out: String = chars[got.extent.clone()].iter().collect();
-            if extent.is_empty() {
+            match got.slot {
+                Slot::Described { start, end } => {
+                    let left_out: String = chars[start..end].iter().collect();
+                    assert_eq!(left_out, extent, "{text}");
+                }
                 // `their` would be left without its noun.
-                assert_eq!(got.slot, Slot::Head, "{text}");
-            } else {
-                assert_eq!(got.slot, Slot::Described, "{text}");
-                assert_eq!(left_out, extent, "{text}");
+                slot => {
+                    assert!(extent.is_empty(), "{text}");
+                    assert_eq!(slot, Slot::Head, "{text}");
+                }
             }
         }
         // A year before the name, or a description whose head is no kind: a noun phrase of its

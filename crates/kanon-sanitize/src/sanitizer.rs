@@ -1782,18 +1782,7 @@ impl Entities {
                 )
             })
             .collect();
-        let mut readings = crate::context::read_all(&chars, &spans);
-        // A description left out with its name may not take another mention with it.
-        for index in 0..readings.len() {
-            let extent = readings[index].extent.clone();
-            let overlaps = spans.iter().enumerate().any(|(other, &(start, end, _))| {
-                other != index && start < extent.end && extent.start < end
-            });
-            if readings[index].slot == Slot::Described && overlaps {
-                readings[index].slot = Slot::Head;
-                readings[index].extent = spans[index].0..spans[index].1;
-            }
-        }
+        let readings = crate::context::read_all(&chars, &spans);
         Entities {
             mentions,
             surfaces,
@@ -1807,9 +1796,8 @@ impl Entities {
 
     /// Every mention a noun phrase of its own, no kind read: as when the context is not read.
     fn ignore_context(&mut self) {
-        for (reading, mention) in self.readings.iter_mut().zip(&self.mentions) {
+        for reading in &mut self.readings {
             reading.slot = Slot::Head;
-            reading.extent = mention.span.start..mention.span.end;
             reading.kind = None;
             reading.implied = None;
             reading.listed = false;
@@ -1845,7 +1833,7 @@ impl Entities {
     fn left_out(&self, mention: usize, entity_type: EntityType, phrase: &str) -> bool {
         match self.readings[mention].slot {
             Slot::Head => false,
-            Slot::Apposition | Slot::Described => true,
+            Slot::Apposition | Slot::Described { .. } => true,
             Slot::Modifier => {
                 let first = phrase.split_whitespace().next().unwrap_or("");
                 let noun_phrase = ["a", "an", "the"].contains(&first.to_lowercase().as_str());
@@ -1894,14 +1882,15 @@ impl Entities {
                 );
             for &mention in &group.mentions {
                 let dropped = generalizing && self.left_out(mention, group.entity_type, &text);
-                let span = if dropped || text.is_empty() {
-                    self.readings[mention].extent.clone()
-                } else {
-                    self.mentions[mention].span.start..self.mentions[mention].span.end
+                let span = &self.mentions[mention].span;
+                // A name left out with its description takes the comma and article with it.
+                let (start, end) = match self.readings[mention].slot {
+                    Slot::Described { start, end } if dropped || text.is_empty() => (start, end),
+                    _ => (span.start, span.end),
                 };
                 replacements.push(Replacement {
-                    start: span.start,
-                    end: span.end,
+                    start,
+                    end,
                     entity_type: group.entity_type,
                     text: if dropped { String::new() } else { text.clone() },
                     bracketed: bracketed && !dropped,
