@@ -368,8 +368,7 @@ fn place_before(vocabulary: &Vocabulary, words: &[&str], head: &[usize]) -> bool
     (1..=3.min(first)).any(|len| {
         let from = first - len;
         let before = &words[from..first];
-        (from == 0 || !NAME_OPENERS.contains(&words[from - 1]))
-            && place_in(vocabulary, before).is_some()
+        !follows_a_name_opener(words, from) && place_in(vocabulary, before).is_some()
     })
 }
 
@@ -385,6 +384,12 @@ const NAME_OPENERS: &[&str] = &[
     "st", "saint", "ste", "sainte", "san", "santa", "fort", "mount", "port", "lake", "new",
     "north", "south", "east", "west", "upper", "lower", "great", "little", "old",
 ];
+
+/// Whether the word at `at` follows one of the [`NAME_OPENERS`].
+fn follows_a_name_opener(words: &[&str], at: usize) -> bool {
+    at.checked_sub(1)
+        .is_some_and(|before| NAME_OPENERS.contains(&words[before]))
+}
 
 /// The country of the places the name's words hold (longest first at each position): countries,
 /// their demonyms, first-level regions and cities. None when they disagree (`Victoria University
@@ -408,7 +413,7 @@ fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>>
                 continue;
             }
             // `St. Lawrence League` names no Lawrence, nor `North Grenville` a Grenville.
-            let in_a_longer_name = start > 0 && NAME_OPENERS.contains(&words[start - 1]);
+            let in_a_longer_name = follows_a_name_opener(words, start);
             let (country_name, region) = if let Some(country) = vocabulary.country(&candidate) {
                 (country.name.as_str(), None)
             } else if let Some(country) = vocabulary.country_of_demonym(&candidate) {

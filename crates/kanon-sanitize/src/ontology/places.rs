@@ -49,33 +49,20 @@ pub(super) fn town(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
         .iter()
         .map(|town| vocabulary.country(&town.country))
         .collect::<Option<_>>()?;
-    let one_country = countries
-        .iter()
-        .all(|country| country.name == countries[0].name);
     let mut rungs = Vec::new();
-    if one_country {
-        if let Some(region) = &first.region
-            && towns
-                .iter()
-                .all(|town| town.region.as_ref() == Some(region))
-        {
-            rungs.push(format!("a town in {}", place_name(region)));
-        }
-        rungs.extend(climb("a town", countries[0], true));
-    } else {
-        for area in [&countries[0].subregion, &countries[0].region]
-            .into_iter()
-            .flatten()
-        {
-            let shared = countries.iter().all(|country| {
-                country.subregion.as_ref() == Some(area) || country.region.as_ref() == Some(area)
-            });
-            if shared {
-                rungs.push(format!("a town in {}", place_name(area)));
-            }
-        }
-        rungs.push("a town".to_owned());
+    if let Some(region) = &first.region
+        && towns
+            .iter()
+            .all(|town| town.country == first.country && town.region.as_ref() == Some(region))
+    {
+        rungs.push(format!("a town in {}", place_name(region)));
     }
+    rungs.extend(
+        shared_areas(&countries)
+            .iter()
+            .map(|area| format!("a town in {}", place_name(area))),
+    );
+    rungs.push("a town".to_owned());
     Some(Rung::all(RungSource::GeoNames, rungs))
 }
 
@@ -142,24 +129,42 @@ pub(super) fn city_or_region(vocabulary: &Vocabulary, name: &str) -> Option<Vec<
     })?;
     let city_country = vocabulary.country(&city.country)?;
     let region_country = vocabulary.country(&region.country)?;
-    let areas = |country: &Country| {
-        [
-            Some(country.name.clone()),
-            country.subregion.clone(),
-            country.region.clone(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<String>>()
-    };
-    let of_city = areas(city_country);
-    let mut rungs: Vec<String> = areas(region_country)
-        .into_iter()
-        .filter(|area| of_city.contains(area))
-        .map(|area| format!("a place in {}", place_name(&area)))
+    let mut rungs: Vec<String> = shared_areas(&[region_country, city_country])
+        .iter()
+        .map(|area| format!("a place in {}", place_name(area)))
         .collect();
     rungs.push("a place".to_owned());
     Some(Rung::all(RungSource::GeoNames, rungs))
+}
+
+/// The country, sub-region and region (most specific first, each once) that every one of
+/// `countries` lies in: all three for one country, `Northern America` and `Americas` for the
+/// United States and Canada.
+fn shared_areas(countries: &[&Country]) -> Vec<String> {
+    let areas = |country: &Country| -> Vec<String> {
+        let mut areas: Vec<String> = Vec::new();
+        for area in [
+            Some(&country.name),
+            country.subregion.as_ref(),
+            country.region.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !areas.contains(area) {
+                areas.push(area.clone());
+            }
+        }
+        areas
+    };
+    let Some((first, rest)) = countries.split_first() else {
+        return Vec::new();
+    };
+    let others: Vec<Vec<String>> = rest.iter().map(|country| areas(country)).collect();
+    areas(first)
+        .into_iter()
+        .filter(|area| others.iter().all(|of| of.contains(area)))
+        .collect()
 }
 
 /// The kind of division a place's own name states: `Jefferson County` → `a county`, `Lagos
