@@ -118,6 +118,10 @@ pub struct KgAttacker {
     labeler: LabelerConfig,
     /// A rung's normalised phrase → the terms whose hierarchy reaches it.
     covers: FxHashMap<String, Vec<u32>>,
+    /// A rung's normalised phrase → the place terms inside a place it names the kind of
+    /// ([`crate::ontology::containing_rungs`]): they add to whom the rung stands for, but it is
+    /// no generalization of them (`a state in the United States` is not true of Louisville).
+    within: FxHashMap<String, Vec<u32>>,
     /// How a document's room for specificity is shared among its entities.
     allocation: Allocation,
     /// People per phrase, computed on first use.
@@ -148,6 +152,7 @@ impl KgAttacker {
     /// people, organisations, awards and quantities; the date ladder for dates).
     pub fn new(index: Index, config: KgAttackConfig) -> Self {
         let mut covers: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        let mut within: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for term in 0..index.num_terms() {
             let (Some(text), Some(entity_type)) = (index.term_text(term), index.term_type(term))
             else {
@@ -163,6 +168,14 @@ impl KgAttacker {
                     }
                 }
             }
+            for phrase in crate::ontology::containing_rungs(entity_type, &text) {
+                if let Some(key) = normalize_term(&phrase) {
+                    let terms = within.entry(key).or_default();
+                    if terms.last() != Some(&term) {
+                        terms.push(term);
+                    }
+                }
+            }
         }
         KgAttacker {
             index,
@@ -172,6 +185,7 @@ impl KgAttacker {
                 ..LabelerConfig::default()
             },
             covers,
+            within,
             allocation: config.allocation,
             people: Mutex::new(FxHashMap::default()),
         }
@@ -210,9 +224,13 @@ impl KgAttacker {
         if let Some(found) = cache.get(&key) {
             return found.clone();
         }
-        let found = self.terms_of(&key, phrase).map(|terms| {
+        let within = self.within.get(&key).map_or(&[][..], Vec::as_slice);
+        let terms = self.terms_of(&key, phrase);
+        let found = (terms.is_some() || !within.is_empty()).then(|| {
+            let (covered, named) =
+                terms.map_or((&[][..], None), |terms| (terms.covered, terms.named));
             let mut union = RoaringBitmap::new();
-            for term in terms.covered.iter().copied().chain(terms.named) {
+            for term in covered.iter().chain(within).copied().chain(named) {
                 union |= self.index.intersection(&[term]);
             }
             Arc::new(union.into_iter().collect::<Vec<u32>>())

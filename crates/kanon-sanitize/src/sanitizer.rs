@@ -1151,21 +1151,26 @@ impl Target {
 }
 
 /// What the KG attacker's allocation leaves each entity ([`Allocation`]): nothing held back
-/// under `greedy`, the balanced shares under `balanced`, and under `best` the balanced shares
-/// only where they leave more entities a candidate the KG allows than greedy would.
+/// under `greedy`, the balanced shares under `balanced`, and under `best` whichever of greedy,
+/// balanced and greedy repaired leaves the most entities a candidate the KG allows.
 fn kg_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Target> {
     let free = || vec![Target::Free; plans.len()];
     match kg.allocation() {
         Allocation::Greedy => free(),
-        Allocation::Balanced => balanced_targets(kg, terms, plans),
+        Allocation::Balanced => {
+            let known = KnownCandidates::of(kg, plans);
+            known.targets(&balanced_positions(kg, terms, &known))
+        }
         Allocation::Best => {
-            let balanced = balanced_targets(kg, terms, plans);
-            let allowed = balanced
-                .iter()
-                .filter(|target| matches!(target, Target::From(_)))
-                .count();
-            if allowed > greedy_allowed(kg, terms, plans) {
-                balanced
+            let known = KnownCandidates::of(kg, plans);
+            let greedy = repaired_greedy(kg, terms, &known);
+            let balanced = balanced_positions(kg, terms, &known);
+            let allowed = |positions: &[Option<usize>]| positions.iter().flatten().count();
+            let in_document_order = allowed(&known.greedy(kg, terms, &known.order(), None));
+            if allowed(&balanced) > allowed(&greedy) {
+                known.targets(&balanced)
+            } else if allowed(&greedy) > in_document_order {
+                known.targets(&greedy)
             } else {
                 free()
             }
@@ -1173,28 +1178,137 @@ fn kg_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Target> {
     }
 }
 
-/// How many entities awaiting selection greedy leaves a candidate the KG knows and allows: in
-/// document order, each its first known candidate safe beside the choices before it.
-fn greedy_allowed(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> usize {
-    let mut chosen: Vec<std::sync::Arc<Vec<u32>>> = Vec::new();
-    let mut allowed = 0;
-    for plan in plans {
-        if !plan.pending {
-            chosen.extend(plan.chosen_people(kg));
-            continue;
+/// The candidates the KG knows of every entity awaiting selection, and the people of those
+/// already decided.
+struct KnownCandidates {
+    /// The people of the choices of entities already decided.
+    fixed: Vec<std::sync::Arc<Vec<u32>>>,
+    /// Per entity: its known candidates (rank, people), most specific first; empty for an entity
+    /// decided or with none the KG knows.
+    known: Vec<Vec<(usize, std::sync::Arc<Vec<u32>>)>>,
+}
+
+impl KnownCandidates {
+    fn of(kg: &KgAttacker, plans: &[Plan]) -> Self {
+        let mut fixed = Vec::new();
+        let mut known = vec![Vec::new(); plans.len()];
+        for (index, plan) in plans.iter().enumerate() {
+            if !plan.pending {
+                fixed.extend(plan.chosen_people(kg));
+                continue;
+            }
+            for (rank, candidate) in plan.candidates.iter().enumerate().skip(plan.first_rank) {
+                if let Some(people) = kg.people_of(plan.kg_phrase(candidate)) {
+                    known[index].push((rank, people));
+                }
+            }
         }
-        let first_safe = plan
-            .candidates
-            .iter()
-            .skip(plan.first_rank)
-            .filter_map(|candidate| kg.people_of(plan.kg_phrase(candidate)))
-            .find(|people| kg.verdict(terms, &chosen, people).safe);
-        if let Some(people) = first_safe {
-            allowed += 1;
-            chosen.push(people);
-        }
+        KnownCandidates { fixed, known }
     }
-    allowed
+
+    /// The entities with a known candidate, in document order.
+    fn order(&self) -> Vec<usize> {
+        (0..self.known.len())
+            .filter(|&index| !self.known[index].is_empty())
+            .collect()
+    }
+
+    /// The people of the fixed choices and of every entity's candidate at `positions` but
+    /// `except`'s.
+    fn others(&self, positions: &[Option<usize>], except: usize) -> Vec<std::sync::Arc<Vec<u32>>> {
+        let mut people = self.fixed.clone();
+        for (index, position) in positions.iter().enumerate() {
+            if index != except
+                && let Some(position) = position
+            {
+                people.push(self.known[index][*position].1.clone());
+            }
+        }
+        people
+    }
+
+    /// Greedy in `order`: each entity its first known candidate safe beside the fixed choices
+    /// and those before it — the least specific such for `least_specific`, the most specific
+    /// for the rest. Positions in `known`, `None` where none is safe.
+    fn greedy(
+        &self,
+        kg: &KgAttacker,
+        terms: &[u32],
+        order: &[usize],
+        least_specific: Option<usize>,
+    ) -> Vec<Option<usize>> {
+        let mut positions = vec![None; self.known.len()];
+        let mut chosen = self.fixed.clone();
+        for &index in order {
+            let candidates = &self.known[index];
+            let safe = |&position: &usize| kg.verdict(terms, &chosen, &candidates[position].1).safe;
+            let found = if least_specific == Some(index) {
+                (0..candidates.len()).rev().find(safe)
+            } else {
+                (0..candidates.len()).find(safe)
+            };
+            if let Some(position) = found {
+                chosen.push(candidates[position].1.clone());
+                positions[index] = Some(position);
+            }
+        }
+        positions
+    }
+
+    /// The selection's limits that keep each entity at `positions`.
+    fn targets(&self, positions: &[Option<usize>]) -> Vec<Target> {
+        positions
+            .iter()
+            .zip(&self.known)
+            .map(|(position, known)| match position {
+                Some(position) => Target::From(known[*position].0),
+                None if known.is_empty() => Target::Free,
+                None => Target::Excluded,
+            })
+            .collect()
+    }
+}
+
+/// Greedy in document order, then repaired: an entity greedy leaves without a candidate is
+/// decided first — at its most specific candidate safe beside the fixed choices, or failing a
+/// gain, its least specific — and the rest follow greedily in document order; a new order is
+/// kept when it leaves more entities a candidate, until none does. Each round keeps at least
+/// one more entity, so it ends within as many rounds as there are entities.
+fn repaired_greedy(kg: &KgAttacker, terms: &[u32], known: &KnownCandidates) -> Vec<Option<usize>> {
+    let allowed = |positions: &[Option<usize>]| positions.iter().flatten().count();
+    let mut order = known.order();
+    let mut best = known.greedy(kg, terms, &order, None);
+    // Only an entity with a candidate safe beside the fixed choices alone can gain by going
+    // first.
+    let viable: Vec<bool> = known
+        .known
+        .iter()
+        .map(|candidates| {
+            candidates
+                .iter()
+                .any(|(_, people)| kg.verdict(terms, &known.fixed, people).safe)
+        })
+        .collect();
+    'rounds: loop {
+        let excluded: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&index| best[index].is_none() && viable[index])
+            .collect();
+        for index in excluded {
+            let mut first = vec![index];
+            first.extend(order.iter().copied().filter(|&other| other != index));
+            for least_specific in [None, Some(index)] {
+                let positions = known.greedy(kg, terms, &first, least_specific);
+                if allowed(&positions) > allowed(&best) {
+                    best = positions;
+                    order = first;
+                    continue 'rounds;
+                }
+            }
+        }
+        return best;
+    }
 }
 
 /// The balanced allocation ([`Allocation::Balanced`]): every entity awaiting selection starts at
@@ -1203,42 +1317,24 @@ fn greedy_allowed(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> usize {
 /// moves to its next more specific known candidate while that keeps every combination with the
 /// document's terms and the others' current candidates at 0 or at least k people. Entities
 /// already decided count with their choice.
-fn balanced_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Target> {
-    use std::sync::Arc;
-    let mut fixed: Vec<Arc<Vec<u32>>> = Vec::new();
-    // Per entity awaiting selection: its known candidates (rank, people), most specific first.
-    let mut known: Vec<Vec<(usize, Arc<Vec<u32>>)>> = vec![Vec::new(); plans.len()];
-    for (index, plan) in plans.iter().enumerate() {
-        if !plan.pending {
-            fixed.extend(plan.chosen_people(kg));
-            continue;
-        }
-        for (rank, candidate) in plan.candidates.iter().enumerate().skip(plan.first_rank) {
-            if let Some(people) = kg.people_of(plan.kg_phrase(candidate)) {
-                known[index].push((rank, people));
-            }
-        }
-    }
-    // Position in `known[i]` of each entity's current candidate; `None`: not allocated.
+fn balanced_positions(
+    kg: &KgAttacker,
+    terms: &[u32],
+    known: &KnownCandidates,
+) -> Vec<Option<usize>> {
     let mut at: Vec<Option<usize>> = known
+        .known
         .iter()
         .map(|candidates| candidates.len().checked_sub(1))
         .collect();
-    let others = |at: &[Option<usize>], except: usize| -> Vec<Arc<Vec<u32>>> {
-        let mut people = fixed.clone();
-        for (index, position) in at.iter().enumerate() {
-            if index != except
-                && let Some(position) = position
-            {
-                people.push(known[index][*position].1.clone());
-            }
-        }
-        people
-    };
-    for index in 0..plans.len() {
+    for index in 0..at.len() {
         if let Some(position) = at[index]
             && !kg
-                .verdict(terms, &others(&at, index), &known[index][position].1)
+                .verdict(
+                    terms,
+                    &known.others(&at, index),
+                    &known.known[index][position].1,
+                )
                 .safe
         {
             at[index] = None;
@@ -1247,12 +1343,16 @@ fn balanced_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Targe
     let mut moved = true;
     while moved {
         moved = false;
-        for index in 0..plans.len() {
+        for index in 0..at.len() {
             let Some(position) = at[index].filter(|&position| position > 0) else {
                 continue;
             };
             if kg
-                .verdict(terms, &others(&at, index), &known[index][position - 1].1)
+                .verdict(
+                    terms,
+                    &known.others(&at, index),
+                    &known.known[index][position - 1].1,
+                )
                 .safe
             {
                 at[index] = Some(position - 1);
@@ -1260,13 +1360,7 @@ fn balanced_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Targe
             }
         }
     }
-    (0..plans.len())
-        .map(|index| match at[index] {
-            Some(position) => Target::From(known[index][position].0),
-            None if known[index].is_empty() => Target::Free,
-            None => Target::Excluded,
-        })
-        .collect()
+    at
 }
 
 /// The candidates kept for an entity, most specific first; every proposed one with its fate;
@@ -1987,6 +2081,78 @@ impl Entities {
 #[cfg(test)]
 mod tests {
     use super::{CandidateSource, candidate_words, distinctive_words, merge_by_specificity};
+
+    mod allocation {
+        use std::sync::Arc;
+
+        use kanon_core::NoProgress;
+        use kanon_index::{Index, IndexBuilder};
+        use kanon_kg::{KnowledgeGraph, Person};
+
+        use super::super::{KnownCandidates, balanced_positions, repaired_greedy};
+        use crate::kg_attack::{KgAttackConfig, KgAttacker};
+
+        /// A KG of twelve people and no facts (the document names no other term): only the
+        /// candidates' people and k = 3 decide.
+        fn attacker() -> (tempfile::TempDir, KgAttacker) {
+            let people = (0..12)
+                .map(|i| Person::new(format!("Q{i}"), format!("Person Number{i}")))
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("index");
+            IndexBuilder::new()
+                .build(&KnowledgeGraph { people }, &path, &NoProgress)
+                .unwrap();
+            let config = KgAttackConfig {
+                k: 3,
+                max_arity: 3,
+                ..KgAttackConfig::default()
+            };
+            (dir, KgAttacker::new(Index::open(&path).unwrap(), config))
+        }
+
+        fn known(entities: &[&[&[u32]]]) -> KnownCandidates {
+            KnownCandidates {
+                fixed: Vec::new(),
+                known: entities
+                    .iter()
+                    .map(|candidates| {
+                        candidates
+                            .iter()
+                            .enumerate()
+                            .map(|(rank, people)| (rank, Arc::new(people.to_vec())))
+                            .collect()
+                    })
+                    .collect(),
+            }
+        }
+
+        #[test]
+        fn an_entity_greedy_leaves_bare_is_decided_first_when_that_keeps_more_entities() {
+            let (_dir, kg) = attacker();
+            // A's specific candidate shares one person with B's only one; A's broad one shares
+            // six. C's specific one shares no one with B, its broad one person 3.
+            let a: &[&[u32]] = &[&[0, 1, 2, 3], &[0, 1, 2, 3, 4, 5, 6, 7, 8]];
+            let b: &[&[u32]] = &[&[3, 4, 5, 6, 7, 8]];
+            let c: &[&[u32]] = &[&[0, 1, 2, 9, 10], &[0, 1, 2, 3, 9, 10]];
+            let known = known(&[a, b, c]);
+            // In document order, A's specific candidate leaves B nothing.
+            assert_eq!(
+                known.greedy(&kg, &[], &known.order(), None),
+                [Some(0), None, Some(0)]
+            );
+            // Balanced: B's candidate and C's broad one single person 3 out, so B drops.
+            assert_eq!(
+                balanced_positions(&kg, &[], &known),
+                [Some(0), None, Some(0)]
+            );
+            // Repaired: B first, then A at its broad candidate and C at its specific one.
+            assert_eq!(
+                repaired_greedy(&kg, &[], &known),
+                [Some(1), Some(0), Some(0)]
+            );
+        }
+    }
 
     #[test]
     fn a_number_is_one_word_and_a_decimal_names_its_whole_part_too() {

@@ -85,6 +85,22 @@ fn phrases_stand_for_everyone_the_terms_they_cover_stand_for() {
 }
 
 #[test]
+fn a_place_counts_for_the_rungs_of_the_places_that_contain_it_without_being_generalized_by_them() {
+    let (_dir, kg) = attacker(2);
+    // Bergen lies in Hordaland, a county of Norway: whoever was born there was born in a county
+    // of Norway and in a country of Northern Europe, as an attacker reading either reads it.
+    assert_eq!(*kg.people_of("a county in Norway").unwrap(), [0]);
+    assert_eq!(
+        *kg.people_of("a country in Northern Europe").unwrap(),
+        [0, 1, 2, 3, 4, 5, 6, 7]
+    );
+    // But `a county in Norway` is no generalization of Bergen: the truthfulness check does not
+    // take it for one.
+    assert_ne!(kg.true_of("a county in Norway", &["Bergen"]), Some(true));
+    assert_eq!(kg.true_of("a city in Norway", &["Bergen"]), Some(true));
+}
+
+#[test]
 fn a_rung_that_singles_a_person_out_is_refused_and_the_next_one_up_chosen() {
     let (_dir, kg) = attacker(2);
     let text = "Ada Lind was born in Bergen.";

@@ -166,6 +166,23 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     found.unwrap_or_default()
 }
 
+/// The rungs of the places that contain a place the KG names, read as [`kg_rungs`] reads it
+/// ([`places::containing`]): what the KG attacker adds to the people a rung stands for. Nothing
+/// for other types, or a place name read as a river, a mountain or another named thing.
+pub fn containing_rungs(entity_type: EntityType, surface: &str) -> Vec<String> {
+    if entity_type != EntityType::Loc {
+        return Vec::new();
+    }
+    let vocabulary = Vocabulary::embedded();
+    let bare = bare_name(surface);
+    let read_as_named =
+        place(vocabulary, bare).is_none() && named::rungs(vocabulary, entity_type, bare).is_some();
+    if read_as_named {
+        return Vec::new();
+    }
+    places::containing(vocabulary, bare).unwrap_or_default()
+}
+
 /// The KG properties whose values have a kind, and that kind, most specific first.
 const FACT_KINDS: [(Property, &[&str]); 6] = [
     (Property::Team, &["a sports team", "an organisation"]),

@@ -66,6 +66,67 @@ pub(super) fn town(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     Some(Rung::all(RungSource::GeoNames, rungs))
 }
 
+/// The rungs of the places that contain a city, a first-level region or a town, as the KG
+/// attacker reads whom a rung stands for: a city's or a town's first-level region's rungs and
+/// its country's; a region's country's. Someone the KG places in Louisville was born in a state
+/// of the United States, so `a state in the United States` stands for them as much as for
+/// someone it places in Kentucky. Only a name read as one place has them: `None` for a country
+/// (its rungs are its own), a name that is both a city and a region elsewhere, a qualified or a
+/// self-describing name, and towns of one name in several regions (their country, where
+/// they share it).
+pub(super) fn containing(vocabulary: &Vocabulary, name: &str) -> Option<Vec<String>> {
+    if vocabulary.country(name).is_some()
+        || name.contains(", ")
+        || city_or_region(vocabulary, name).is_some()
+    {
+        return None;
+    }
+    let country_rungs = |country: &Country| {
+        climb("a country", country, false)
+            .into_iter()
+            .collect::<Vec<_>>()
+    };
+    let region_rungs = |region: &str, country: &Country| -> Vec<String> {
+        vocabulary
+            .first_level_region(region)
+            .filter(|found| found.country == country.name)
+            .and_then(|found| first_level_kind(&country.name, &found.name))
+            .map(|kind| climb(kind, country, true))
+            .unwrap_or_default()
+    };
+    if let Some(city) = vocabulary.city(name) {
+        let country = vocabulary.country(&city.country)?;
+        let mut rungs = city
+            .region
+            .as_deref()
+            .map(|region| region_rungs(region, country))
+            .unwrap_or_default();
+        rungs.extend(country_rungs(country));
+        return Some(rungs);
+    }
+    if let Some(region) = vocabulary.first_level_region(name) {
+        return Some(country_rungs(vocabulary.country(&region.country)?));
+    }
+    let towns = vocabulary.towns(name);
+    let first = towns.first()?;
+    if towns.iter().any(|town| town.country != first.country) {
+        return None;
+    }
+    let country = vocabulary.country(&first.country)?;
+    let mut rungs = match &first.region {
+        Some(region)
+            if towns
+                .iter()
+                .all(|town| town.region.as_ref() == Some(region)) =>
+        {
+            region_rungs(region, country)
+        }
+        _ => Vec::new(),
+    };
+    rungs.extend(country_rungs(country));
+    Some(rungs)
+}
+
 /// A first-level region's rungs: `a state in India`, `a state in Southern Asia`, …, named by the
 /// word its country uses for its first-level divisions.
 pub(super) fn first_level_region(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
