@@ -133,6 +133,9 @@ pub struct Vocabulary {
     country_index: FxHashMap<String, usize>,
     demonym_index: FxHashMap<String, usize>,
     city_index: FxHashMap<String, usize>,
+    /// City names the index reads as one city although a city of another country has the same
+    /// main name and at least half its people (`Waterford`: Michigan's and Ireland's).
+    contested_city_names: rustc_hash::FxHashSet<String>,
     organization_index: FxHashMap<String, usize>,
     /// Towns by normalised name, every place of that name; parsed on first use (123,000 rows
     /// only the sanitizer's place hierarchy reads).
@@ -300,6 +303,23 @@ fn index_cities(cities: &[City]) -> FxHashMap<String, usize> {
     city_index
 }
 
+/// The main names [`index_cities`] reads as one city though a city of another country has that
+/// main name too and at least half the chosen city's people.
+fn contested_city_names(
+    cities: &[City],
+    city_index: &FxHashMap<String, usize>,
+) -> rustc_hash::FxHashSet<String> {
+    cities
+        .iter()
+        .filter_map(|city| {
+            let key = normalize_term(&city.name)?;
+            let chosen = &cities[*city_index.get(&key)?];
+            (chosen.country != city.country && city.population * 2 >= chosen.population)
+                .then_some(key)
+        })
+        .collect()
+}
+
 /// A first-level region's name as English prose writes it: GeoNames' names of China's divisions
 /// carry their administrative kind (`Anhui Sheng`, `Chongqing Shi`, `Guangxi Zhuangzu
 /// Zizhiqu`), which English leaves out (`Anhui`, `Chongqing`, `Guangxi`).
@@ -445,6 +465,7 @@ impl Vocabulary {
         let country_index = index_countries(&countries);
         let demonym_index = index_demonyms(&countries, &cities, &country_index);
         let city_index = index_cities(&cities);
+        let contested_city_names = contested_city_names(&cities, &city_index);
         let organizations: Vec<(String, String)> = rows(table!("organizations.tsv"))
             .map(|f| {
                 (
@@ -483,6 +504,7 @@ impl Vocabulary {
             country_index,
             demonym_index,
             city_index,
+            contested_city_names,
             organization_index,
             towns: OnceLock::new(),
         }
@@ -562,6 +584,12 @@ impl Vocabulary {
         normalize_term(name)
             .and_then(|key| self.city_index.get(&key))
             .map(|&i| &self.cities[i])
+    }
+
+    /// Whether a city of another country than [`Vocabulary::city`]'s shares the name and at
+    /// least half its people: which one a text means is not sure without more.
+    pub fn is_contested_city_name(&self, name: &str) -> bool {
+        normalize_term(name).is_some_and(|key| self.contested_city_names.contains(&key))
     }
 
     /// Every town of that name (case and diacritics ignored), in table order; empty when no
@@ -661,6 +689,18 @@ mod tests {
             assert_eq!(v.country_of_demonym(demonym).unwrap().name, country);
         }
         assert!(v.city("Vienna").is_some());
+    }
+
+    #[test]
+    fn a_city_name_another_countrys_city_of_half_its_size_shares_is_contested() {
+        let v = Vocabulary::embedded();
+        // Cambridge: England's, Ontario's and Massachusetts' are of a size.
+        assert!(v.is_contested_city_name("Cambridge"));
+        // London, Ontario has a twentieth of London's people; Manchester, New Hampshire a
+        // third of Manchester's.
+        assert!(!v.is_contested_city_name("London"));
+        assert!(!v.is_contested_city_name("Manchester"));
+        assert!(!v.is_contested_city_name("Vienna"));
     }
 
     #[test]

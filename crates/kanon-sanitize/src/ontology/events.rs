@@ -21,7 +21,7 @@ pub(super) fn rungs(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
         .iter()
         .filter_map(|w| w.parse::<u32>().ok())
         .find(|y| (1000..=2099).contains(y));
-    if borrowed && year.is_none() && !anchored(vocabulary, &words) {
+    if borrowed && year.is_none() && !anchored(vocabulary, &words) && !organised_by_initials(name) {
         return None;
     }
     let (kind, parents) = kinds.split_first()?;
@@ -75,6 +75,7 @@ fn stated(words: &[&str]) -> Option<(&'static [&'static str], bool)> {
         "championship" | "championships" => (&["a championship", "a competition"], false),
         "cup" => (&["a cup competition", "a competition"], true),
         "tournament" => (&["a tournament", "a competition"], false),
+        "competition" | "contest" => (&["a competition"], false),
         "marathon" => (&["a marathon", "a race"], true),
         "festival" => (&["a festival"], false),
         "election" | "elections" => (&["an election"], false),
@@ -100,6 +101,14 @@ const OLYMPICS: &[&str] = &[
     "a multi-sport event",
     "a sporting event",
 ];
+
+/// Whether the name opens with its organiser's initials (`ABU Cup`, `CONCACAF Gold Cup`): two
+/// to eight capitals, as governing bodies abbreviate their names and titles of works seldom open.
+fn organised_by_initials(name: &str) -> bool {
+    name.split_whitespace().next().is_some_and(|first| {
+        (2..=8).contains(&first.len()) && first.chars().all(|c| c.is_ascii_uppercase())
+    })
+}
 
 /// Whether the name holds what a work's title seldom does: a place, a demonym, an ordinal or
 /// `world`.
@@ -183,5 +192,17 @@ mod tests {
         assert_eq!(texts("American Civil War")[0], "a civil war");
         // A demonym of two words anchors it too.
         assert_eq!(texts("Sri Lankan Civil War")[0], "a civil war");
+    }
+
+    #[test]
+    fn a_cup_its_organisers_initials_open_is_a_competition_and_a_contest_one() {
+        assert_eq!(texts("XYZF Cup"), ["a cup competition", "a competition"]);
+        assert_eq!(
+            texts("9th Annual Northfield Poetry Contest"),
+            ["a competition"]
+        );
+        // A title that borrows the kind names no organiser.
+        assert!(texts("The Silver Cup").is_empty());
+        assert!(texts("A Cup").is_empty());
     }
 }

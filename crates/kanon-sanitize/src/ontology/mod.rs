@@ -125,8 +125,24 @@ impl Rung {
 /// not climbed as a city or region: `a city in Italy` is not true of Genoa's football club. A
 /// country is, as `a country` (`represented the United States`).
 pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
-    let vocabulary = Vocabulary::embedded();
     let surface = surface.trim();
+    let found = rungs_as_written(entity_type, surface);
+    if !found.is_empty() {
+        return found;
+    }
+    // A possessive the span holds (`the Party of China's congress`) is no part of the name; the
+    // renderer keeps it after the replacement. A name that ends in one (`Macy's`) was read first.
+    match surface
+        .strip_suffix("'s")
+        .or_else(|| surface.strip_suffix("\u{2019}s"))
+    {
+        Some(name) if !name.trim().is_empty() => rungs_as_written(entity_type, name),
+        _ => found,
+    }
+}
+
+fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
+    let vocabulary = Vocabulary::embedded();
     let bare = bare_name(surface);
     let found = match entity_type {
         // A town's name is read last: towns are many, and their names are also other things'.
@@ -136,6 +152,7 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
         // A detector's miscellany that names a place is most likely a mistyped place.
         EntityType::Misc => organizations::listed(vocabulary, bare)
             .or_else(|| awards::rungs(vocabulary, bare))
+            .or_else(|| awards::degree(bare))
             .or_else(|| events::rungs(vocabulary, bare))
             .or_else(|| religions::rungs(vocabulary, bare))
             .or_else(|| people::office(vocabulary, bare))
@@ -510,7 +527,6 @@ mod tests {
             assert_eq!(rungs[0].source, RungSource::HeadNoun);
         }
         for span in [
-            "Best Original Score",
             "the roof fell in",
             "third round",
             "23 years",
@@ -569,6 +585,19 @@ mod tests {
             kg_candidates(EntityType::Loc, "Bergen")[0],
             "a city in Hordaland"
         );
+    }
+
+    #[test]
+    fn a_possessive_the_span_holds_is_no_part_of_the_name() {
+        assert_eq!(
+            kg_candidates(EntityType::Org, "University of Oslo's"),
+            kg_candidates(EntityType::Org, "University of Oslo")
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "Norway\u{2019}s"),
+            kg_candidates(EntityType::Loc, "Norway")
+        );
+        assert!(kg_candidates(EntityType::Org, "'s").is_empty());
     }
 
     #[test]

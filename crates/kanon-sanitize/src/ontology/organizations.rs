@@ -41,7 +41,8 @@ pub(super) fn by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> 
         .filter(|(i, _)| !head.contains(i))
         .map(|(_, word)| *word)
         .collect();
-    match place_in(vocabulary, &rest) {
+    let place = kind.placed.then(|| place_in(vocabulary, &rest)).flatten();
+    match place {
         Some(Place {
             country,
             region: Some(region),
@@ -96,6 +97,9 @@ struct Kind {
     /// Whether the name states it only after a place (`Manchester United`: a club; `Americans
     /// United`, an advocacy group, names no place).
     needs_a_place: bool,
+    /// Whether a place in the name says where it is: an order is named for a saint or a patron
+    /// as often as for a place (`Order of Santiago`, for Saint James).
+    placed: bool,
 }
 
 const fn kind(kind: &'static str, parents: &'static [&'static str]) -> Kind {
@@ -103,6 +107,7 @@ const fn kind(kind: &'static str, parents: &'static [&'static str]) -> Kind {
         kind,
         parents,
         needs_a_place: false,
+        placed: true,
     }
 }
 
@@ -117,6 +122,7 @@ const FOOTBALL_CLUB: Kind = Kind {
     kind: "a football club",
     parents: &["a sports club"],
     needs_a_place: true,
+    placed: true,
 };
 
 /// The kind a name states, and the positions of the words that state it. Checked in turn: a
@@ -174,6 +180,18 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
         (
             &["congressional", "district"],
             kind("a congressional district", ELECTORAL_DISTRICT),
+        ),
+        (
+            &["peace", "keeping", "force"],
+            kind("a peacekeeping force", &["an armed force"]),
+        ),
+        (
+            &["peacekeeping", "force"],
+            kind("a peacekeeping force", &["an armed force"]),
+        ),
+        (
+            &["naval", "reserve"],
+            kind("a naval reserve", &["a military branch"]),
         ),
         (&["defense", "forces"], kind("an armed force", &[])),
         (&["defence", "forces"], kind("an armed force", &[])),
@@ -297,6 +315,10 @@ fn head_kind(head: &str) -> Option<Kind> {
         "army" => kind("an army", &[]),
         "navy" => kind("a navy", &["a military branch"]),
         "regiment" | "battalion" => kind("a military unit", &[]),
+        // Regiments named for their arm (`Royal Welch Fusiliers`, `Gurkha Rifles`).
+        "rifles" | "fusiliers" | "hussars" | "lancers" | "dragoons" => {
+            kind("a regiment", &["a military unit"])
+        }
         "police" => kind("a police force", &[]),
         "gendarmerie" => kind("a gendarmerie", &[]),
         "prison" => kind("a prison", &[]),
@@ -324,6 +346,8 @@ fn head_kind(head: &str) -> Option<Kind> {
         "press" | "publishing" | "publishers" | "books" => kind("a publisher", &[]),
         "pictures" | "studios" => kind("a film studio", COMPANY),
         "productions" => kind("a production company", COMPANY),
+        "entertainment" => kind("an entertainment company", COMPANY),
+        "comics" => kind("a comic book publisher", &["a publisher"]),
         "company" | "corporation" | "corp" | "inc" | "incorporated" | "limited" | "ltd" | "plc"
         | "llc" => kind("a company", &[]),
         "industries" | "enterprises" => kind("a company", &[]),
@@ -344,6 +368,12 @@ fn head_kind(head: &str) -> Option<Kind> {
         "corps" => kind("a corps", &[]),
         "command" => kind("a military command", &[]),
         "hotel" => kind("a hotel", &[]),
+        "port" => kind("a port", &[]),
+        // Orders of chivalry and religious orders (`Order of the Garter`, `Dominican Order`).
+        "order" => Kind {
+            placed: false,
+            ..kind("an order", &[])
+        },
         "gym" => kind("a gym", &[]),
         "raceway" | "racecourse" | "racetrack" => kind("a racetrack", &[]),
         "centre" => kind("a centre", &[]),
@@ -393,8 +423,9 @@ fn follows_a_name_opener(words: &[&str], at: usize) -> bool {
 
 /// The country of the places the name's words hold (longest first at each position): countries,
 /// their demonyms, first-level regions and cities. None when they disagree (`Victoria University
-/// of Wellington`: a Victoria elsewhere and Wellington) or a one-word place is also a common
-/// word (`Reading`, `Independence`): which the name means is not sure.
+/// of Wellington`: a Victoria elsewhere and Wellington). A one-word place that is also a common
+/// word (`Reading`, `Independence`) and a city name cities of two countries share (`Port of
+/// Waterford`: Ireland's or Michigan's) are passed over: which the name means is not sure.
 fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>> {
     let mut found: Option<Place<'v>> = None;
     let mut start = 0;
@@ -420,7 +451,10 @@ fn place_in<'v>(vocabulary: &'v Vocabulary, words: &[&str]) -> Option<Place<'v>>
                 (country.name.as_str(), None)
             } else if let Some(region) = vocabulary.first_level_region(&candidate) {
                 (region.country.as_str(), Some(region.name.clone()))
-            } else if let Some(city) = vocabulary.city(&candidate).filter(|_| !in_a_longer_name) {
+            } else if let Some(city) = vocabulary
+                .city(&candidate)
+                .filter(|_| !in_a_longer_name && !vocabulary.is_contested_city_name(&candidate))
+            {
                 (city.country.as_str(), None)
             } else {
                 continue;
@@ -495,6 +529,35 @@ mod tests {
     }
 
     #[test]
+    fn regiments_orders_ports_and_companies_of_comics_and_entertainment() {
+        assert_eq!(
+            texts("3rd Zorvian Fusiliers"),
+            ["a regiment", "a military unit"]
+        );
+        assert_eq!(texts("Order of the Silver Stag"), ["an order"]);
+        assert_eq!(texts("Order of Trondheim"), ["an order"]);
+        // Cambridge is England's, Ontario's and Massachusetts': no country is sure.
+        assert_eq!(texts("Port of Cambridge"), ["a port"]);
+        assert_eq!(texts("Port of Stavanger")[0], "a port in Norway");
+        assert_eq!(
+            texts("Bluefin Comics"),
+            ["a comic book publisher", "a publisher"]
+        );
+        assert_eq!(
+            texts("Northwind Entertainment"),
+            ["an entertainment company", "a company"]
+        );
+        assert_eq!(
+            texts("Ruritanian Peace Keeping Force"),
+            ["a peacekeeping force", "an armed force"]
+        );
+        assert_eq!(
+            texts("Ruritanian Naval Reserve"),
+            ["a naval reserve", "a military branch"]
+        );
+    }
+
+    #[test]
     fn constituencies_boards_clubs_and_other_kinds_a_name_states() {
         assert_eq!(
             texts("Bergen North Constituency")[..2],
@@ -510,8 +573,8 @@ mod tests {
         assert_eq!(texts("Poets Guild of Norway")[0], "a guild in Norway");
         assert_eq!(texts("Northern Forestry Board"), ["a board"]);
         assert_eq!(texts("Zorblax clan"), ["a clan"]);
-        // An order is named for a saint as often as for a place: no kind is read.
-        assert!(texts("Order of Saint Olav").is_empty());
+        // An order is named for a saint as often as for a place: the saint is no place.
+        assert_eq!(texts("Order of Saint Olav"), ["an order"]);
         assert_eq!(
             texts("Ohio's 9th congressional district")[0],
             "a congressional district in Ohio"
