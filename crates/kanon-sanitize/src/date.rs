@@ -1,6 +1,9 @@
 //! Dates without a language model: the common written forms are parsed into a value with a
 //! precision, and generalized by a ladder that starts one rung above that precision:
 //! `5 August 2003` → `August 2003` → `summer 2003` → `2003` → `the early 2000s` → `the 21st century`.
+//! A part of a year or a month starts at it (`the first half of 1993` → `1993`), and dates named
+//! together, as a period or a list, at the finest period that holds them all (`1520 – February
+//! 20, 1567` → `the 16th century`).
 
 use std::fmt::Write as _;
 
@@ -54,6 +57,55 @@ pub enum DateValue {
         /// Its last year.
         to: i32,
     },
+    /// A part of a year or a month (`the first quarter of 1904`, `the end of October 1997`,
+    /// `early 1904`): what is true of the year or month is true of it.
+    PartOf {
+        /// `None` where the text names none (`the end of October`).
+        year: Option<i32>,
+        /// 1 for January; `None` for a part of a year.
+        month: Option<u32>,
+        /// Which part.
+        part: Part,
+    },
+    /// Dates a span names together, as a period from one to another (`1520 – February 20,
+    /// 1567`, `between 3 March and 4 May 1993`) or as a list (`8 June, 10 September and 15
+    /// December 1998`): the first that starts and the last that ends.
+    Across {
+        /// The date that starts first.
+        first: DatePoint,
+        /// The date that ends last.
+        last: DatePoint,
+    },
+}
+
+/// A part of a year or a month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `early`.
+    Early,
+    /// `mid-` or `the middle of`.
+    Mid,
+    /// `late`.
+    Late,
+    /// `the beginning of` or `the start of`.
+    Beginning,
+    /// `the end of`.
+    End,
+    /// `the first half of` (1) or `the second half of` (2).
+    Half(u8),
+    /// `the first quarter of` (1) to `the fourth` or `last quarter of` (4).
+    Quarter(u8),
+}
+
+/// One of the dates a span names together: a year, a month of a year or a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatePoint {
+    /// Its year.
+    pub year: i32,
+    /// 1 for January; `None` for a year.
+    pub month: Option<u32>,
+    /// Of the month, from 1; only with a month.
+    pub day: Option<u32>,
 }
 
 /// A season of a year (`summer 2003`); a month falls in its northern-hemisphere season
@@ -85,13 +137,18 @@ pub enum DecadePart {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedDate {
     /// The preposition before the date (`on`), as written; kept in front of every rung, `on`
-    /// becoming `in` (only days take `on`).
+    /// becoming `in` (only days take `on`). A period written as its two ends after `between`
+    /// or `from` has `in`: its rungs are periods that hold it whole.
     pub preposition: Option<String>,
     /// The noun the date qualifies within the span (`season` in `1981/82 season`): every rung
     /// reads as one in its period (`a season in the early 1990s`).
     pub noun: Option<String>,
     /// The date as precise as it was written.
     pub value: DateValue,
+    /// Whether the span leaves out the article its date needs (`first quarter of 1904`, after
+    /// `in the`): only rungs with their own article (`the early 1900s`) replace the text's and
+    /// read after it; `1904` would read `in the 1904`.
+    pub needs_article: bool,
 }
 
 /// Prepositions a date span may start with; they are kept in front of its generalizations.
@@ -137,11 +194,13 @@ fn season_of_month(month: u32) -> Season {
     }
 }
 
+/// A year of three or four digits: in a date span, `258` is a year of the 3rd century (a
+/// number of two digits may be a day, an age or a short year, and is none).
 fn year(word: &str) -> Option<i32> {
-    (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()))
+    ((3..=4).contains(&word.len()) && word.bytes().all(|b| b.is_ascii_digit()))
         .then(|| word.parse().ok())
         .flatten()
-        .filter(|year| (1000..=2999).contains(year))
+        .filter(|year| (100..=2999).contains(year))
 }
 
 fn day(word: &str) -> Option<u32> {
@@ -174,7 +233,8 @@ fn century_ordinal(word: &str) -> Option<i32> {
 
 fn iso(text: &str) -> Option<DateValue> {
     let parts: Vec<&str> = text.split('-').collect();
-    let year = year(parts.first()?)?;
+    // ISO 8601 writes four digits: `100-10` is no month.
+    let year = year(parts.first().filter(|first| first.len() == 4)?)?;
     let two = |part: &&str| {
         (part.len() == 2)
             .then(|| part.parse::<u32>().ok())
@@ -210,32 +270,90 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
         }
         _ => (None, trimmed),
     };
+    let parsed = |preposition: Option<String>, value| ParsedDate {
+        preposition,
+        value,
+        noun: None,
+        needs_article: false,
+    };
     if let Some(value) = iso(rest) {
-        return Some(ParsedDate {
-            preposition,
-            value,
-            noun: None,
-        });
+        return Some(parsed(preposition, value));
     }
     let lowered = rest.to_lowercase();
-    // Words without the fillers that every form may carry ("the 5th of August", "summer of 2003").
-    let words: Vec<&str> = lowered
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .map(|word| word.trim_matches(|c: char| c == '.' || c == '\''))
-        .filter(|word| !word.is_empty() && *word != "the" && *word != "of")
-        .collect();
+    let words = words_of(&lowered);
     // `the 1981/82 season`: the span of years qualifies a noun.
     if let [span, noun] = words.as_slice()
         && SPAN_NOUNS.contains(noun)
         && let Some(value) = years_across(span).or_else(|| year(span).map(DateValue::Year))
     {
         return Some(ParsedDate {
-            preposition,
-            value,
             noun: Some((*noun).to_owned()),
+            ..parsed(preposition, value)
         });
     }
-    let value = match words.as_slice() {
+    if let Some(value) = single(&words) {
+        return Some(parsed(preposition, value));
+    }
+    // `at the end of 1997` is `in 1997`: a period takes no `at`.
+    let (at, part_text) = match lowered.strip_prefix("at ") {
+        Some(part_text) => (true, part_text),
+        None => (false, lowered.as_str()),
+    };
+    if let Some(part) = part_of(&words_of(part_text)) {
+        let preposition = if at {
+            Some(if rest.starts_with('A') { "In" } else { "in" }.to_owned())
+        } else {
+            preposition
+        };
+        let within = preposition.as_deref().map(str::to_lowercase);
+        // `before the end of 1997` is no `before 1997`; `at the end of 1997` before the span
+        // would read `at 1997`.
+        let reads = match within.as_deref() {
+            Some(within) => ["in", "during"].contains(&within),
+            None => !part.takes_at,
+        };
+        if !reads {
+            return None;
+        }
+        return Some(ParsedDate {
+            needs_article: part.noun && !part_text.starts_with("the "),
+            ..parsed(preposition, part.value)
+        });
+    }
+    let from = preposition
+        .as_deref()
+        .is_some_and(|word| word.eq_ignore_ascii_case("from"));
+    let (value, whole) = several(&lowered, from)?;
+    // `Between 3 March 1991 and 4 December 1992` → `In the early 1990s`.
+    let preposition = if whole {
+        let first = preposition.as_deref().unwrap_or(rest);
+        Some(
+            if first.starts_with(char::is_uppercase) {
+                "In"
+            } else {
+                "in"
+            }
+            .to_owned(),
+        )
+    } else {
+        preposition
+    };
+    Some(parsed(preposition, value))
+}
+
+/// The words of a lowercased date without the fillers that every form may carry (`the 5th of
+/// August`, `summer of 2003`).
+fn words_of(lowered: &str) -> Vec<&str> {
+    lowered
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|word| word.trim_matches(|c: char| c == '.' || c == '\''))
+        .filter(|word| !word.is_empty() && *word != "the" && *word != "of")
+        .collect()
+}
+
+/// One date or period, as [`words_of`] gives its words.
+fn single(words: &[&str]) -> Option<DateValue> {
+    match words {
         [d, m, y] => match (day(d), month_number(m), year(y)) {
             (Some(day), Some(month), Some(year)) => Some(DateValue::Day {
                 year: Some(year),
@@ -299,12 +417,235 @@ pub fn parse_date(text: &str) -> Option<ParsedDate> {
             }
         }
         _ => None,
-    }?;
-    Some(ParsedDate {
-        preposition,
-        value,
-        noun: None,
+    }
+}
+
+/// A part of a year or a month, as [`part_of`] reads it.
+struct PartRead {
+    value: DateValue,
+    /// Whether it is a noun's (`the first quarter of`), which takes an article.
+    noun: bool,
+    /// Whether it is one that takes `at` (`at the end of`).
+    takes_at: bool,
+}
+
+/// `the first quarter of 1904`, `end of October 1997`, `early 1904`, `mid-1904`: a part of a
+/// year or a month.
+fn part_of(words: &[&str]) -> Option<PartRead> {
+    // `mid-1904`, `mid-November 1962`: the part and the period in one word.
+    if let [first, rest @ ..] = words
+        && let Some((part, period)) = first.split_once('-')
+    {
+        let words: Vec<&str> = [part, period]
+            .into_iter()
+            .chain(rest.iter().copied())
+            .collect();
+        return part_of(&words);
+    }
+    let (part, noun, rest) = match words {
+        [nth, "quarter", rest @ ..] => {
+            let n = match *nth {
+                "first" => 1,
+                "second" => 2,
+                "third" => 3,
+                "fourth" | "last" => 4,
+                _ => return None,
+            };
+            (Part::Quarter(n), true, rest)
+        }
+        [nth, "half", rest @ ..] => {
+            let n = match *nth {
+                "first" => 1,
+                "second" => 2,
+                _ => return None,
+            };
+            (Part::Half(n), true, rest)
+        }
+        ["beginning" | "start", rest @ ..] => (Part::Beginning, true, rest),
+        ["middle", rest @ ..] => (Part::Mid, true, rest),
+        ["end", rest @ ..] => (Part::End, true, rest),
+        ["early", rest @ ..] => (Part::Early, false, rest),
+        ["mid", rest @ ..] => (Part::Mid, false, rest),
+        ["late", rest @ ..] => (Part::Late, false, rest),
+        _ => return None,
+    };
+    let (year, month) = match single(rest)? {
+        DateValue::Year(year) => (Some(year), None),
+        // A quarter of a month is no common way to date.
+        DateValue::Month { year, month } if !matches!(part, Part::Quarter(_)) => {
+            (year, Some(month))
+        }
+        _ => return None,
+    };
+    Some(PartRead {
+        value: DateValue::PartOf { year, month, part },
+        noun,
+        takes_at: noun && matches!(part, Part::Beginning | Part::Mid | Part::End),
     })
+}
+
+/// A year, a month (of a year or not), a day (of a month, a year or neither) or, before a later
+/// date that lends it the rest (`14` in `14 and 27 July 1999`), a day of the month alone.
+#[derive(Debug, Clone, Copy)]
+struct Partial {
+    year: Option<i32>,
+    month: Option<u32>,
+    day: Option<u32>,
+}
+
+impl Partial {
+    fn read(text: &str) -> Option<Partial> {
+        let lowered = text.trim().to_lowercase();
+        let words = words_of(&lowered);
+        if let [word] = words.as_slice()
+            && let Some(day) = day(word)
+        {
+            return Some(Partial {
+                year: None,
+                month: None,
+                day: Some(day),
+            });
+        }
+        match single(&words)? {
+            DateValue::Year(year) => Some(Partial {
+                year: Some(year),
+                month: None,
+                day: None,
+            }),
+            DateValue::Month { year, month } => Some(Partial {
+                year,
+                month: Some(month),
+                day: None,
+            }),
+            DateValue::Day { year, month, day } => Some(Partial {
+                year,
+                month: Some(month),
+                day: Some(day),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The date, with what it leaves out taken from `later` (`1 March` before `31 December
+    /// 1998` is in 1998; `14` before `27 July 1999` is in July 1999).
+    fn completed(self, later: Partial) -> Option<DatePoint> {
+        let (year, month) = match (self.year, self.month, self.day) {
+            (Some(year), month, _) => (year, month),
+            (None, Some(month), _) => (later.year?, Some(month)),
+            (None, None, Some(_)) if later.day.is_some() => (later.year?, Some(later.month?)),
+            _ => return None,
+        };
+        Some(DatePoint {
+            year,
+            month,
+            day: self.day.filter(|_| month.is_some()),
+        })
+    }
+}
+
+/// Dates a span names together (see [`DateValue::Across`]), and whether they are a period from
+/// the one to the other after its `between` or `from` (read as `in` the period that holds it).
+/// A pair after `to` or `and` alone is left to no rule: `from` or `between` may stand before the
+/// span, before which no rung reads (`between the early 1990s`).
+fn several(lowered: &str, from: bool) -> Option<(DateValue, bool)> {
+    if let Some(inner) = lowered.strip_prefix("between ") {
+        let (first, last) = inner.split_once(" and ")?;
+        return Some((period(first, last)?, true));
+    }
+    let ends: &[&str] = if from {
+        &[
+            " to ", " until ", " till ", " – ", " — ", " - ", "–", "—", "-",
+        ]
+    } else {
+        // `30 September/1 October 2002` reads as one date of the two.
+        &[" – ", " — ", " - ", "–", "—", "/", "-"]
+    };
+    for separator in ends {
+        if let Some((first, last)) = lowered.split_once(separator)
+            && let Some(value) = period(first, last)
+        {
+            return Some((value, from));
+        }
+    }
+    list(lowered).map(|value| (value, false))
+}
+
+/// A period from `first` to `last`, the one before the other; the first may leave out what the
+/// last states (`1 March` to `31 December 1998`).
+fn period(first: &str, last: &str) -> Option<DateValue> {
+    let later = Partial::read(last)?;
+    let last = later.completed(later)?;
+    let first = Partial::read(first)?.completed(later)?;
+    if first.start() >= last.start() {
+        return None;
+    }
+    Some(match (first.month, last.month) {
+        (None, None) => DateValue::Years {
+            from: first.year,
+            to: last.year,
+        },
+        _ => DateValue::Across { first, last },
+    })
+}
+
+/// `8 June, 10 September and 15 December 1998`, `1994, 1995 and 1997`: three dates or more
+/// (two may follow a `between` outside the span), the last lending the others what they leave
+/// out.
+fn list(lowered: &str) -> Option<DateValue> {
+    let (head, last) = lowered.rsplit_once(" and ")?;
+    let mut dates: Vec<Partial> = Vec::new();
+    for piece in head.trim_end_matches(',').split(',') {
+        let date = Partial::read(piece)?;
+        // `May 5, 1990, June 6, 1991 and …`: a year after a month without one is its year.
+        if let (Some(year), None) = (date.year, date.month)
+            && let Some(previous) = dates.last_mut()
+            && previous.year.is_none()
+            && previous.month.is_some()
+        {
+            previous.year = Some(year);
+            continue;
+        }
+        dates.push(date);
+    }
+    let later = Partial::read(last)?;
+    dates.push(later);
+    if dates.len() < 3 {
+        return None;
+    }
+    let points = dates
+        .into_iter()
+        .map(|date| date.completed(later))
+        .collect::<Option<Vec<DatePoint>>>()?;
+    let first = *points.iter().min_by_key(|point| point.start())?;
+    let last = *points.iter().max_by_key(|point| point.end())?;
+    Some(DateValue::Across { first, last })
+}
+
+impl DatePoint {
+    fn value(self) -> DateValue {
+        match (self.month, self.day) {
+            (Some(month), Some(day)) => DateValue::Day {
+                year: Some(self.year),
+                month,
+                day,
+            },
+            (Some(month), None) => DateValue::Month {
+                year: Some(self.year),
+                month,
+            },
+            _ => DateValue::Year(self.year),
+        }
+    }
+
+    /// Its first day, as (year, month, day), for order.
+    fn start(self) -> (i32, u32, u32) {
+        (self.year, self.month.unwrap_or(1), self.day.unwrap_or(1))
+    }
+
+    /// Its last day, as (year, month, day), for order (any month ends by the 31st).
+    fn end(self) -> (i32, u32, u32) {
+        (self.year, self.month.unwrap_or(12), self.day.unwrap_or(31))
+    }
 }
 
 /// Nouns a year or a span of years qualifies inside a date span (`the 1981/82 season`).
@@ -316,8 +657,9 @@ fn years_across(word: &str) -> Option<DateValue> {
     let (first, second) = word.split_once(['/', '–', '-'])?;
     let from = year(first)?;
     let to = match second.len() {
-        4 => year(second)?,
-        1 | 2 if second.bytes().all(|b| b.is_ascii_digit()) => {
+        3 | 4 => year(second)?,
+        // `100-10` may be a score: a short end only after four digits.
+        1 | 2 if first.len() == 4 && second.bytes().all(|b| b.is_ascii_digit()) => {
             let modulus = 10_i32.pow(second.len() as u32);
             let mut to = from - from.rem_euclid(modulus) + second.parse::<i32>().ok()?;
             if to <= from {
@@ -366,6 +708,26 @@ impl DateValue {
             // Common usage: the 2000s belong to the 21st century, like 2000 itself.
             DateValue::Decade(decade) => Some(DateValue::Century(decade.div_euclid(100) + 1)),
             DateValue::Century(_) => None,
+            DateValue::PartOf { year, month, .. } => match (year, month) {
+                (year, Some(month)) => Some(DateValue::Month { year, month }),
+                (Some(year), None) => Some(DateValue::Year(year)),
+                (None, None) => None,
+            },
+            // The finest period that holds both ends, and so every day between them.
+            DateValue::Across { first, last } => {
+                let theirs = chain(last.value());
+                chain(first.value()).into_iter().find(|period| {
+                    // Winter holds a year's January and its December, not the months between.
+                    let winter_split = matches!(
+                        period,
+                        DateValue::Season {
+                            season: Season::Winter,
+                            ..
+                        }
+                    ) && (first.month == Some(12)) != (last.month == Some(12));
+                    theirs.contains(period) && !winter_split
+                })
+            }
             // The finest period that holds both ends.
             DateValue::Years { from, to } => {
                 let (mut first, mut last) = (
@@ -417,8 +779,45 @@ impl DateValue {
             DateValue::Decade(decade) => format!("the {decade}s"),
             DateValue::Century(century) => format!("the {} century", ordinal(century)),
             DateValue::Years { from, to } => format!("{from}–{to}"),
+            DateValue::PartOf { year, month, part } => {
+                let whole = match month {
+                    Some(month) => DateValue::Month { year, month }.to_phrase(),
+                    None => year.map(|year| year.to_string()).unwrap_or_default(),
+                };
+                let nth = |n: u8| match n {
+                    1 => "first",
+                    2 => "second",
+                    3 => "third",
+                    _ => "fourth",
+                };
+                match part {
+                    Part::Early => format!("early {whole}"),
+                    Part::Mid => format!("mid-{whole}"),
+                    Part::Late => format!("late {whole}"),
+                    Part::Beginning => format!("the beginning of {whole}"),
+                    Part::End => format!("the end of {whole}"),
+                    Part::Half(n) => format!("the {} half of {whole}", nth(n)),
+                    Part::Quarter(n) => format!("the {} quarter of {whole}", nth(n)),
+                }
+            }
+            DateValue::Across { first, last } => format!(
+                "{} – {}",
+                first.value().to_phrase(),
+                last.value().to_phrase()
+            ),
         }
     }
+}
+
+/// `value` and every period coarser than it, finest first.
+fn chain(value: DateValue) -> Vec<DateValue> {
+    let mut periods = vec![value];
+    let mut value = value;
+    while let Some(coarser) = value.coarser() {
+        periods.push(coarser);
+        value = coarser;
+    }
+    periods
 }
 
 impl ParsedDate {
@@ -433,6 +832,14 @@ impl ParsedDate {
         while let Some(coarser) = value.coarser() {
             rungs.push(coarser);
             value = coarser;
+        }
+        if self.needs_article {
+            rungs.retain(|rung| {
+                matches!(
+                    rung,
+                    DateValue::DecadePart { .. } | DateValue::Decade(_) | DateValue::Century(_)
+                )
+            });
         }
         if rungs.len() > max
             && let Some(index) = rungs
@@ -474,4 +881,187 @@ impl ParsedDate {
 /// Whether two date phrases denote the same value, when both parse.
 pub fn same_date(a: &str, b: &str) -> Option<bool> {
     Some(parse_date(a)?.value == parse_date(b)?.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ladder(text: &str) -> Vec<String> {
+        parse_date(text)
+            .map(|date| date.ladder(5))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_year_of_three_digits_climbs_to_its_century() {
+        assert_eq!(
+            ladder("345"),
+            ["the mid-340s", "the 340s", "the 4th century"]
+        );
+        assert_eq!(
+            ladder("May 612"),
+            [
+                "spring 612",
+                "612",
+                "the early 610s",
+                "the 610s",
+                "the 7th century"
+            ]
+        );
+        assert_eq!(ladder("3 June 612")[0], "June 612");
+        assert_eq!(ladder("251–259"), ["the 250s", "the 3rd century"]);
+        // Two digits may be a day, an age or a short year; ISO 8601 writes four.
+        for text in ["47", "100-10", "100-10-10", "1234567"] {
+            assert_eq!(parse_date(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_part_of_a_year_or_month_climbs_from_it() {
+        // With its article, the year itself reads in the span's place.
+        assert_eq!(
+            ladder("the second half of 1878"),
+            ["1878", "the late 1870s", "the 1870s", "the 19th century"]
+        );
+        assert_eq!(
+            ladder("in the last quarter of 2011"),
+            [
+                "in 2011",
+                "in the early 2010s",
+                "in the 2010s",
+                "in the 21st century"
+            ]
+        );
+        // Without it, the text's `the` stands before the span: only rungs with their own.
+        assert_eq!(
+            ladder("second half of 1878"),
+            ["the late 1870s", "the 1870s", "the 19th century"]
+        );
+        assert_eq!(ladder("first quarter of May 1962"), Vec::<String>::new());
+        assert_eq!(
+            ladder("first half of March 1962"),
+            ["the early 1960s", "the 1960s", "the 20th century"]
+        );
+        assert_eq!(ladder("first half of May"), Vec::<String>::new());
+        // `at the end of 1962` is `in 1962`; without its `at`, the span would leave it before
+        // the rung (`at the early 1960s`), and another preposition may not hold (`before the
+        // end of 1962` is no `before 1962`).
+        assert_eq!(
+            ladder("At the end of March 1962")[..2],
+            ["In March 1962", "In spring 1962"]
+        );
+        assert_eq!(ladder("in the middle of 1962")[0], "in 1962");
+        for text in [
+            "end of March 1962",
+            "the beginning of 1962",
+            "before the end of 1962",
+            "by the first half of 1962",
+        ] {
+            assert_eq!(parse_date(text), None, "{text}");
+        }
+        // An adjective needs no article.
+        assert_eq!(ladder("late 1962")[0], "1962");
+        assert_eq!(
+            ladder("mid-November 1962")[..2],
+            ["November 1962", "autumn 1962"]
+        );
+        assert_eq!(ladder("early October")[0], "October");
+        assert_eq!(parse_date("third quarter of March 1990"), None);
+        assert_eq!(parse_date("fifth half of 1990"), None);
+    }
+
+    #[test]
+    fn a_period_between_two_dates_climbs_from_what_holds_both() {
+        // Decades apart: only the century holds both ends.
+        assert_eq!(ladder("1612 – March 3, 1688"), ["the 17th century"]);
+        assert_eq!(
+            ladder("1903 – May 1, 1909"),
+            ["the 1900s", "the 20th century"]
+        );
+        assert_eq!(
+            ladder("Between 2 May 1971 and 9 June 1972"),
+            ["In the early 1970s", "In the 1970s", "In the 20th century"]
+        );
+        assert_eq!(
+            ladder("from 4 to 19 June 1955"),
+            [
+                "in June 1955",
+                "in summer 1955",
+                "in 1955",
+                "in the mid-1950s",
+                "in the 20th century"
+            ]
+        );
+        assert_eq!(
+            ladder("between 333 and 339"),
+            ["in the 330s", "in the 4th century"]
+        );
+        assert_eq!(ladder("6-8 April 1955")[0], "April 1955");
+        assert_eq!(
+            ladder("31 December 1977/1 January 1978"),
+            ["the late 1970s", "the 1970s", "the 20th century"]
+        );
+        // January and December share a winter's name, not the months between them.
+        assert_eq!(
+            ladder("between 10 January and 5 December 1983")[0],
+            "in 1983"
+        );
+        for text in [
+            // After a `from` or `between` outside the span, no rung would read.
+            "2 and 9 June 1955",
+            "3 to 9 June 1955",
+            // Backwards, or with no year to lend.
+            "between 1990 and 1985",
+            "from 9 June to 2 May 1955",
+            "between 5 and 9",
+            "between 4 March and 5 May",
+        ] {
+            assert_eq!(ladder(text), Vec::<String>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_list_of_dates_climbs_from_what_holds_them_all() {
+        assert_eq!(
+            ladder("4 March, 9 July and 2 November 1966"),
+            ["1966", "the mid-1960s", "the 1960s", "the 20th century"]
+        );
+        assert_eq!(ladder("on 3, 5 and 30 April 1966")[0], "in April 1966");
+        assert_eq!(
+            ladder("1971, 1973 and 1978"),
+            ["the 1970s", "the 20th century"]
+        );
+        // The year after an American date's comma is its own.
+        assert_eq!(
+            ladder("May 5, 1981, June 6, 1982, and July 7, 1983")[0],
+            "the early 1980s"
+        );
+        assert_eq!(parse_date("3 March, on 4 May and 5 June 1966"), None);
+    }
+
+    #[test]
+    fn odd_text_parses_to_nothing() {
+        for text in [
+            "between",
+            "between and",
+            "Between  and 1990",
+            "–",
+            "-",
+            "/",
+            "from to",
+            "from 1990 to",
+            ", and ",
+            ", , and 1990",
+            "at ",
+            "mid-",
+            "a-b-c",
+            "first quarter of",
+            "end of the",
+            "1990 – – 1995",
+            "31 – 1 – 1990",
+        ] {
+            assert_eq!(ladder(text), Vec::<String>::new(), "{text}");
+        }
+    }
 }

@@ -229,16 +229,15 @@ fn ends_in_a_determining_phrase(out: &str) -> bool {
             || word.starts_with(char::is_uppercase)
                 && !["It", "He", "She", "That", "There", "What", "Who", "Here"].contains(&word);
     }
-    let before_number = trimmed.trim_end_matches(|c: char| c.is_ascii_digit());
-    if before_number.len() == trimmed.len() || !before_number.ends_with(' ') {
+    let Some((before, last)) = trimmed.rsplit_once(' ') else {
+        return false;
+    };
+    // A year or a number (`the 1987 `), or a rank (`the 15th `, `its fourth `).
+    let number = !last.is_empty() && last.chars().all(|c| c.is_ascii_digit());
+    if !number && crate::ontology::rank(last).is_none() {
         return false;
     }
-    let word = before_number
-        .trim_end()
-        .rsplit(' ')
-        .next()
-        .unwrap_or("")
-        .to_lowercase();
+    let word = before.rsplit(' ').next().unwrap_or("").to_lowercase();
     DETERMINERS.contains(&word.as_str())
 }
 
@@ -926,6 +925,17 @@ mod tests {
         assert_eq!(
             render(text, &[phrase(text, "Cricket World Cup", "a world cup")]),
             "during the 1987 world cup."
+        );
+        let text = "was the 15th Chief Engineer and its fourth Head Warden.";
+        assert_eq!(
+            render(
+                text,
+                &[
+                    phrase(text, "Chief Engineer", "an engineer"),
+                    phrase(text, "Head Warden", "a warden")
+                ]
+            ),
+            "was the 15th engineer and its fourth warden."
         );
         // A pronoun's `is` and a number alone keep it.
         let text = "He said it's Oslo.";

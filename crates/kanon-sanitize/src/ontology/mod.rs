@@ -130,15 +130,22 @@ pub fn kg_rungs(entity_type: EntityType, surface: &str) -> Vec<Rung> {
     if !found.is_empty() {
         return found;
     }
-    // A possessive the span holds (`the Party of China's congress`) is no part of the name; the
-    // renderer keeps it after the replacement. A name that ends in one (`Macy's`) was read first.
-    match surface
+    // A name's own-language form or abbreviation in brackets after it (`Warsaw Regional Court
+    // (Sąd Okręgowy)`) and a possessive the span holds (`the Party of China's congress`, which
+    // the renderer keeps after the replacement) are no part of the name. A name that ends in
+    // either (`Macy's`) was read first.
+    let unbracketed = surface
+        .strip_suffix(')')
+        .and_then(|inner| inner.rsplit_once(" ("))
+        .map_or(surface, |(name, _)| name.trim_end());
+    let name = unbracketed
         .strip_suffix("'s")
-        .or_else(|| surface.strip_suffix("\u{2019}s"))
-    {
-        Some(name) if !name.trim().is_empty() => rungs_as_written(entity_type, name),
-        _ => found,
+        .or_else(|| unbracketed.strip_suffix("\u{2019}s"))
+        .unwrap_or(unbracketed);
+    if name.len() == surface.len() || name.trim().is_empty() {
+        return found;
     }
+    rungs_as_written(entity_type, name)
 }
 
 fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
@@ -169,11 +176,12 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| events::rungs(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
             .or_else(|| head_noun(entity_type, surface)),
+        // A title's office (`2nd President` → `a president`) is more than its head's kind.
         EntityType::Dem => places::demonym(vocabulary, bare)
             .or_else(|| people::office(vocabulary, bare))
+            .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| people::hypernyms(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
-            .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Quantity => quantities::ladder(surface),
         // A date the ladder reads never comes here; a duration does.
@@ -588,7 +596,7 @@ mod tests {
     }
 
     #[test]
-    fn a_possessive_the_span_holds_is_no_part_of_the_name() {
+    fn a_possessive_or_a_bracketed_form_the_span_holds_is_no_part_of_the_name() {
         assert_eq!(
             kg_candidates(EntityType::Org, "University of Oslo's"),
             kg_candidates(EntityType::Org, "University of Oslo")
@@ -598,6 +606,15 @@ mod tests {
             kg_candidates(EntityType::Loc, "Norway")
         );
         assert!(kg_candidates(EntityType::Org, "'s").is_empty());
+        assert_eq!(
+            kg_candidates(EntityType::Org, "Bergen District Court (Bergen tingrett)"),
+            kg_candidates(EntityType::Org, "Bergen District Court")
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Org, "Bergen District Court\u{2019}s"),
+            kg_candidates(EntityType::Org, "Bergen District Court")
+        );
+        assert!(kg_candidates(EntityType::Org, "(Bergen tingrett)").is_empty());
     }
 
     #[test]

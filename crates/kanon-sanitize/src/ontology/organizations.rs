@@ -193,6 +193,10 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
             &["naval", "reserve"],
             kind("a naval reserve", &["a military branch"]),
         ),
+        (
+            &["general", "staff"],
+            kind("a general staff", &["a military command"]),
+        ),
         (&["defense", "forces"], kind("an armed force", &[])),
         (&["defence", "forces"], kind("an armed force", &[])),
         (&["armed", "forces"], kind("an armed force", &[])),
@@ -366,7 +370,15 @@ fn head_kind(head: &str) -> Option<Kind> {
         "clan" => kind("a clan", &[]),
         "dynasty" => kind("a dynasty", &[]),
         "corps" => kind("a corps", &[]),
-        "command" => kind("a military command", &[]),
+        "command" | "commandership" => kind("a military command", &[]),
+        // Parts of a body: `Ninth Chamber of the … Court`, `Faculty of Medicine of …`.
+        "chamber" => kind("a chamber", &[]),
+        "division" => kind("a division", &[]),
+        "section" => kind("a section", &[]),
+        "faculty" => kind("a faculty", EDUCATION),
+        "borough" => kind("a borough", &[]),
+        "consulate" => kind("a consulate", &["a diplomatic mission"]),
+        "embassy" => kind("an embassy", &["a diplomatic mission"]),
         "hotel" => kind("a hotel", &[]),
         "port" => kind("a port", &[]),
         // Orders of chivalry and religious orders (`Order of the Garter`, `Dominican Order`).
@@ -536,6 +548,18 @@ mod tests {
         );
         assert_eq!(texts("Order of the Silver Stag"), ["an order"]);
         assert_eq!(texts("Order of Trondheim"), ["an order"]);
+        assert_eq!(
+            texts("Third Chamber of the Oslo Court")[0],
+            "a chamber in Norway"
+        );
+        assert_eq!(
+            texts("Ruritanian Consulate"),
+            ["a consulate", "a diplomatic mission"]
+        );
+        assert_eq!(
+            texts("Ruritanian General Staff"),
+            ["a general staff", "a military command"]
+        );
         // Cambridge is England's, Ontario's and Massachusetts': no country is sure.
         assert_eq!(texts("Port of Cambridge"), ["a port"]);
         assert_eq!(texts("Port of Stavanger")[0], "a port in Norway");

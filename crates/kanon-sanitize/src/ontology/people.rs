@@ -157,8 +157,12 @@ pub(super) fn titled(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>
         return None;
     }
     let mut texts = vec![with_article(&office)];
-    if !qualified && let Some(chain) = vocabulary.person_hypernyms(&head) {
-        texts.extend(chain.iter().map(|kind| with_article(kind)));
+    if !qualified {
+        let chain: Vec<&str> = match vocabulary.person_hypernyms(&head) {
+            Some(chain) => chain.iter().map(String::as_str).collect(),
+            None => biography_sense(&head).unwrap_or_default().to_vec(),
+        };
+        texts.extend(chain.into_iter().map(with_article));
     }
     Some(Rung::all(RungSource::StatedKind, texts))
 }
@@ -167,7 +171,8 @@ pub(super) fn titled(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>
 /// its table keeps none), with the sense they have in a biography, where someone's occupation is
 /// stated: `actor` is a theatrical performer there, not `a person who acts`; `painter` an artist,
 /// not a house painter. From general knowledge; a kind whose senses a biography uses alike
-/// (`director`, `president`, `minister`, `model`, `pilot`) is not listed.
+/// (`director`, `minister`, `model`, `pilot`) is not listed, unless what all its senses are is
+/// plain: a president heads a state, a firm or a society, and leads each.
 fn biography_sense(kind: &str) -> Option<&'static [&'static str]> {
     let chain: &[&str] = match kind {
         "actor" => &["performer", "entertainer"],
@@ -186,6 +191,7 @@ fn biography_sense(kind: &str) -> Option<&'static [&'static str]> {
         "banker" => &["financier", "businessperson"],
         "goalkeeper" | "goalie" => &["player", "athlete"],
         "presenter" | "newsreader" => &["broadcaster"],
+        "president" => &["leader"],
         _ => return None,
     };
     Some(chain)
@@ -226,7 +232,10 @@ pub(super) fn office(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>
                 "parliament" | "congress" | "assembly" | "house" | "senate"
             )
         })
-        || matches!(words.as_slice(), ["mp"] | ["mla"] | ["mep"])
+        || matches!(
+            words.as_slice(),
+            ["mp"] | ["mla"] | ["mep"] | ["mpp"] | ["msp"] | ["td"] | ["teachta", "dála" | "dala"]
+        )
     {
         &["a legislator", "a politician"]
     } else if words.first() == Some(&"ambassador") && words.get(1) == Some(&"to") {
@@ -385,7 +394,7 @@ mod tests {
                 .map(|rung| rung.text)
                 .collect()
         };
-        assert_eq!(titled("38th president"), ["a president"]);
+        assert_eq!(titled("38th president"), ["a president", "a leader"]);
         assert_eq!(titled("2nd Chairmen")[0], "a chairman");
         assert_eq!(
             titled("Zorbland Public Service Commissioner"),
@@ -447,6 +456,8 @@ mod tests {
             .map(|rung| rung.source)
             .collect();
         assert_eq!(sources, [RungSource::BiographySense]);
+        // A president of a state, a firm or a society leads it.
+        assert_eq!(texts("president"), ["a leader"]);
         // Senses a biography uses alike get nothing.
         assert!(texts("director").is_empty());
         assert!(texts("model").is_empty());
@@ -473,6 +484,8 @@ mod tests {
         assert_eq!(office("Deputy Prime Minister")[0], "a government minister");
         assert_eq!(office("President of Finland")[0], "a head of state");
         assert_eq!(office("member of parliament")[0], "a legislator");
+        assert_eq!(office("TD")[0], "a legislator");
+        assert_eq!(office("Teachta Dála")[0], "a legislator");
         // A church's minister holds no office; a company's president is no head of state.
         assert!(office("Baptist minister").is_empty());
         assert!(office("minister of religion").is_empty());

@@ -7,9 +7,10 @@
 //! ten metres` → `less than a hundred metres`); an ordinal by the first ten, hundred or
 //! thousand it is among (`fourth` → `one of the first ten`); an amount after a hedge on the side
 //! the hedge bounds (`over 200` → `more than 100`, `nearly 50` → `fewer than a hundred`);
-//! `twice` → `more than once`, `three-time` → `multiple-time`, `two-thirds` → `more than half`.
-//! `one`, `half` and what no rule reads surely (`1,5`, `10.000`, either a decimal or thousands;
-//! `about 95`, perhaps above a hundred) give nothing.
+//! `twice` → `more than once`, `three-time` → `multiple-time`, `two-thirds` → `more than half`;
+//! a number below one in its decimals (`.117` → `more than .100` → `less than 1`); `a dozen` as
+//! twelve. `one`, `half`, `dozen` without its article and what no rule reads surely (`1,5`,
+//! `10.000`, either a decimal or thousands; `about 95`, perhaps above a hundred) give nothing.
 
 use kanon_core::text::{ONE_TO_NINETEEN, TENS};
 
@@ -30,6 +31,9 @@ struct Stated<'a> {
     money: bool,
     /// Whether it is a measure (`5 ft`, `30 years`): `less than` too.
     measure: bool,
+    /// For a number below one (`.117`, `0.5`, `number` 0): its whole part as written (empty or
+    /// `0`) and its decimals, which its bounds are written with.
+    below_one: Option<(&'a str, &'a str)>,
     rest: Vec<&'a str>,
 }
 
@@ -65,6 +69,9 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
         return Some(rungs);
     }
     let stated = parse(surface)?;
+    if let Some((whole, decimals)) = stated.below_one {
+        return stated.below_one(whole, decimals);
+    }
     if stated.number < 2 && !(stated.number == 1 && stated.fraction) {
         return None;
     }
@@ -94,7 +101,11 @@ const TIME_UNITS: &[&str] = &[
 /// `twenty-eight years'`): the quantity ladder of its count of a unit of time. None for a date
 /// or anything else.
 pub(super) fn duration(surface: &str) -> Option<Vec<Rung>> {
-    let trimmed = surface.trim().trim_end_matches(['\'', '’']);
+    let surface = surface.trim();
+    if let Some(rungs) = compound_duration(surface) {
+        return Some(rungs);
+    }
+    let trimmed = surface.trim_end_matches(['\'', '’']);
     let words: Vec<&str> = trimmed.split_whitespace().collect();
     let unit_at = words
         .iter()
@@ -107,6 +118,38 @@ pub(super) fn duration(surface: &str) -> Option<Vec<Rung>> {
         return None;
     }
     ladder(trimmed)
+}
+
+/// `32-week`, `895-day-long`, `twenty-eight-year`: a count of a unit of time in one word, which
+/// qualifies the noun after it. The bounds are one word with the unit too, their numbers in
+/// digits (`a more than 30-week ban`, `a less than 100-week ban`).
+fn compound_duration(word: &str) -> Option<Vec<Rung>> {
+    let lower = word.to_lowercase();
+    let parts: Vec<&str> = lower.split('-').collect();
+    let unit_at = parts.iter().position(|part| TIME_UNITS.contains(part))?;
+    if unit_at == 0 || !matches!(&parts[unit_at + 1..], [] | ["long"] | ["old"]) {
+        return None;
+    }
+    let count = parts[..unit_at].join("-");
+    let n = if count.bytes().all(|b| b.is_ascii_digit()) {
+        count.parse::<u64>().ok()?
+    } else {
+        number_word(&count)?
+    };
+    if n < 2 {
+        return None;
+    }
+    // From the hyphen before the unit, as written.
+    let unit = word.get(count.len()..)?;
+    let mut texts = Vec::new();
+    if n >= 10
+        && let Some(lower) = round_below(n).filter(|lower| *lower > 0)
+    {
+        texts.push(format!("more than {}{unit}", with_separators(lower)));
+    }
+    let upper = 10u64.checked_pow(n.ilog10() + 1)?;
+    texts.push(format!("less than {}{unit}", with_separators(upper)));
+    Some(Rung::all(RungSource::Number, texts))
 }
 
 /// Words before an amount that bound it from below (`over 200`: more than 200), from above
@@ -157,6 +200,8 @@ fn hedged(surface: &str) -> Option<Vec<Rung>> {
                 .map(|rest| surface.trim()[surface.trim().len() - rest.len()..].trim())
         })
     };
+    // A number below one would be bounded by ten.
+    let parse = |amount| parse(amount).filter(|stated| stated.below_one.is_none());
     let texts: Vec<String> = if let Some(amount) = strip(AT_LEAST) {
         let stated = parse(amount)?;
         let lower = stated.lower_bound(stated.number)?;
@@ -574,33 +619,42 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
         Some(number) => (number, true),
         None => (first, false),
     };
-    let (whole, fraction) = match first.split_once('.') {
-        // `10.000` may be ten or ten thousand: not sure, no rung.
-        Some((whole, fraction))
-            if !fraction.is_empty()
-                && fraction.len() != 3
-                && fraction.bytes().all(|b| b.is_ascii_digit()) =>
+    let (whole, decimals) = match first.split_once('.') {
+        // `10.000` may be ten or ten thousand: not sure, no rung. `.117` and `0.117` are below
+        // one either way.
+        Some((whole, decimals))
+            if !decimals.is_empty()
+                && (decimals.len() != 3 || whole.is_empty() || whole == "0")
+                && decimals.bytes().all(|b| b.is_ascii_digit()) =>
         {
-            (whole, fraction.bytes().any(|b| b != b'0'))
+            (whole, decimals)
         }
         Some(_) => return None,
-        None => (first, false),
+        None => (first, ""),
     };
-    let mut number = if whole.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+    let fraction = decimals.bytes().any(|b| b != b'0');
+    let below_one = (fraction && (whole.is_empty() || whole == "0")).then_some((whole, decimals));
+    let mut rest: Vec<&str> = words.collect();
+    let before = |word: &str| rest.first().is_some_and(|w| w.eq_ignore_ascii_case(word));
+    let dozen = before("dozen");
+    let mut number = if below_one.is_some() {
+        0
+    } else if whole.bytes().all(|b| b.is_ascii_digit() || b == b',') {
         grouped_digits(whole)?
     } else if fraction {
         return None;
+    } else if dozen && whole.eq_ignore_ascii_case("a") {
+        // `a dozen`: twelve. A span of `dozen` alone leaves its `a` in the text, after which
+        // no count reads (`a more than ten plays`): it gets none.
+        1
     } else {
         number_word(&whole.to_lowercase())?
     };
-    let mut rest: Vec<&str> = words.collect();
-    if !fraction
-        && number < 100
-        && rest
-            .first()
-            .is_some_and(|w| w.eq_ignore_ascii_case("hundred"))
-    {
+    if !fraction && number < 100 && before("hundred") {
         number *= 100;
+        rest.remove(0);
+    } else if !fraction && number < 100 && dozen {
+        number *= 12;
         rest.remove(0);
     }
     let scale = rest
@@ -647,6 +701,7 @@ fn parse(surface: &str) -> Option<Stated<'_>> {
         percent: percent_sign || percent_word,
         money,
         measure,
+        below_one,
         rest,
     })
 }
@@ -675,15 +730,31 @@ impl Stated<'_> {
         if value < 10 {
             return None;
         }
-        let order = 10u64.pow(value.ilog10());
-        let lead = value / order;
-        Some(if lead * order < value {
-            lead * order
-        } else if lead > 1 {
-            (lead - 1) * order
-        } else {
-            order / 2
-        })
+        round_below(value)
+    }
+
+    /// `.117` → `more than .100`, `less than 1`: a number below one bounded as a whole number is,
+    /// in its decimals as written; the upper bound only for a number with no unit after it
+    /// (`less than 1 miles` would not read) and no percentage.
+    fn below_one(&self, whole: &str, decimals: &str) -> Option<Vec<Rung>> {
+        let value: u64 = decimals.parse().ok()?;
+        let width = decimals.len();
+        let mut texts = Vec::new();
+        if let Some(lower) = round_below(value).filter(|lower| *lower > 0) {
+            texts.push(format!(
+                "more than {}{whole}.{lower:0>width$}{}",
+                self.currency,
+                self.after_number(self.scale)
+            ));
+        }
+        if self.rest.is_empty() && !self.percent {
+            texts.push(format!(
+                "less than {}1{}",
+                self.currency,
+                self.after_number(self.scale)
+            ));
+        }
+        (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
     }
 
     /// `fewer than a hundred films`, `less than $1 billion`: the next power of ten above `value`
@@ -747,7 +818,12 @@ impl Stated<'_> {
             (1, true, Some(_)) => "a".to_owned(),
             _ => with_separators(value),
         };
-        let mut out = format!("{}{number}", self.currency);
+        format!("{}{number}{}", self.currency, self.after_number(scale))
+    }
+
+    /// What follows the number: its scale, `%` and the words after it (its unit).
+    fn after_number(&self, scale: Option<usize>) -> String {
+        let mut out = String::new();
         if let Some(scale) = scale {
             out.push(' ');
             out.push_str(SCALES[scale]);
@@ -761,6 +837,20 @@ impl Stated<'_> {
         }
         out
     }
+}
+
+/// A round number below `value` in its leading digit (`87` → 80, `80` → 70, `10` → 5, `1` →
+/// 0).
+fn round_below(value: u64) -> Option<u64> {
+    let order = 10u64.pow(value.checked_ilog10()?);
+    let lead = value / order;
+    Some(if lead * order < value {
+        lead * order
+    } else if lead > 1 {
+        (lead - 1) * order
+    } else {
+        order / 2
+    })
 }
 
 /// `4312` → `4,312`.
@@ -962,7 +1052,12 @@ mod tests {
         for surface in [
             "one",
             "second",
-            ".983",
+            "dozen",
+            "dozens",
+            "over .250",
+            ".000",
+            ".",
+            "0.",
             "1,5",
             "10.000",
             "10.000 euros",
@@ -972,6 +1067,84 @@ mod tests {
             "1,2,",
         ] {
             assert!(texts(surface).is_empty(), "{surface}");
+        }
+    }
+
+    #[test]
+    fn a_number_below_one_is_bounded_in_its_decimals() {
+        assert_eq!(texts(".347"), ["more than .300", "less than 1"]);
+        assert_eq!(texts("0.347"), ["more than 0.300", "less than 1"]);
+        assert_eq!(texts(".100"), ["more than .050", "less than 1"]);
+        assert_eq!(texts(".06"), ["more than .05", "less than 1"]);
+        assert_eq!(texts("0.5 kg"), ["more than 0.4 kg"]);
+        assert_eq!(texts("0.7%"), ["more than 0.6%"]);
+        assert_eq!(texts("$0.35"), ["more than $0.30", "less than $1"]);
+        assert_eq!(texts("(.412)"), ["(more than .400)", "(less than 1)"]);
+        // Below one, whatever the count of decimals; above it, three may be thousands.
+        assert!(texts("2.347").is_empty());
+    }
+
+    #[test]
+    fn a_dozen_is_twelve() {
+        assert_eq!(texts("a dozen"), ["more than ten", "fewer than a hundred"]);
+        assert_eq!(
+            texts("three dozen eggs"),
+            ["more than 30 eggs", "fewer than a hundred eggs"]
+        );
+        assert_eq!(texts("about a dozen"), ["fewer than a hundred"]);
+    }
+
+    #[test]
+    fn measures_and_spelled_ordinals_read_as_written_ones() {
+        assert_eq!(
+            texts("60 kg"),
+            ["more than 50 kg", "less than a hundred kg"]
+        );
+        assert_eq!(texts("ninth"), texts("9th"));
+        assert_eq!(texts("sixty-third"), texts("63rd"));
+    }
+
+    fn durations(surface: &str) -> Vec<String> {
+        duration(surface)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|rung| rung.text)
+            .collect()
+    }
+
+    #[test]
+    fn a_duration_in_one_word_reads_as_written() {
+        assert_eq!(
+            durations("47 weeks"),
+            ["more than 40 weeks", "less than a hundred weeks"]
+        );
+        assert_eq!(
+            durations("47-week"),
+            ["more than 40-week", "less than 100-week"]
+        );
+        assert_eq!(
+            durations("612-day-long"),
+            ["more than 600-day-long", "less than 1,000-day-long"]
+        );
+        assert_eq!(
+            durations("thirty-six-month"),
+            ["more than 30-month", "less than 100-month"]
+        );
+        assert_eq!(durations("three-Year"), ["less than 10-Year"]);
+        // A possessive's count reads as the plain one's.
+        assert_eq!(
+            durations("thirty-six years'"),
+            durations("thirty-six years")
+        );
+        for surface in [
+            "one-year",
+            "year-long",
+            "12-week-ban",
+            "3-time",
+            "1 year’s",
+            "-week",
+        ] {
+            assert!(durations(surface).is_empty(), "{surface}");
         }
     }
 
