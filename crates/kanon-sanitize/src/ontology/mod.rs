@@ -170,7 +170,10 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
+            .or_else(|| places::division_named(vocabulary, bare))
             .or_else(|| organizations::by_name(vocabulary, bare))
+            // An office annotated as the body it heads (`Chief Minister of …`).
+            .or_else(|| people::office(vocabulary, bare))
             .or_else(|| organizations::call_sign(bare))
             // An event is often annotated or detected as its organiser (`1962 FIFA World Cup`).
             .or_else(|| events::rungs(vocabulary, bare))
@@ -272,6 +275,7 @@ fn place(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     places::city_or_region(vocabulary, name)
         .or_else(|| places::city(vocabulary, name))
         .or_else(|| places::first_level_region(vocabulary, name))
+        .or_else(|| places::division_named(vocabulary, name))
         .or_else(|| {
             places::stated_kind(name)
                 .map(|kind| Rung::all(RungSource::StatedKind, [kind.to_owned(), "a place".into()]))
@@ -615,6 +619,26 @@ mod tests {
             kg_candidates(EntityType::Org, "Bergen District Court")
         );
         assert!(kg_candidates(EntityType::Org, "(Bergen tingrett)").is_empty());
+    }
+
+    #[test]
+    fn a_region_after_its_kind_climbs_as_the_region() {
+        let michigan = kg_candidates(EntityType::Loc, "Michigan");
+        assert_eq!(michigan[0], "a state in the United States");
+        assert_eq!(
+            kg_candidates(EntityType::Loc, "the state of Michigan"),
+            michigan
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Org, "U.S. state of Michigan"),
+            michigan
+        );
+        // A country that is not the region's makes no such reading.
+        assert!(kg_candidates(EntityType::Org, "Canadian state of Michigan").is_empty());
+        assert_eq!(
+            kg_candidates(EntityType::Org, "Chief Minister of Zorbland")[0],
+            "a head of government"
+        );
     }
 
     #[test]

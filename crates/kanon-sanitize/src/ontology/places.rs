@@ -228,6 +228,41 @@ fn shared_areas(countries: &[&Country]) -> Vec<String> {
         .collect()
 }
 
+/// A first-level region written after its kind (`the state of Michigan`, `the U.S. state of
+/// Michigan`, `the province of Ontario`): the region's own rungs. The words before the kind, if
+/// any, must name the region's country.
+pub(super) fn division_named(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    let lower = name.to_lowercase();
+    let (at, kind) = ["state of ", "province of ", "region of "]
+        .iter()
+        .find_map(|kind| lower.find(kind).map(|at| (at, kind.len())))?;
+    let region_name = name.get(at + kind..)?.trim();
+    let region = vocabulary.first_level_region(region_name)?;
+    let before = name.get(..at)?.trim();
+    let before = before
+        .strip_prefix("the ")
+        .or_else(|| before.strip_prefix("The "))
+        .unwrap_or(before)
+        .trim();
+    // `U.S.`, `UK`: a country's initials.
+    let initials: String = region
+        .country
+        .split_whitespace()
+        .filter(|word| !["of", "the", "and"].contains(word))
+        .filter_map(|word| word.chars().next())
+        .collect();
+    let country_named = before.is_empty()
+        || vocabulary
+            .country(before)
+            .or_else(|| vocabulary.country_of_demonym(before))
+            .is_some_and(|country| country.name == region.country)
+        || initials.len() >= 2 && before.replace('.', "") == initials;
+    if !country_named {
+        return None;
+    }
+    first_level_region(vocabulary, &region.name)
+}
+
 /// The kind of division a place's own name states: `Jefferson County` → `a county`, `Lagos
 /// State` → `a state`, `County Kerry` → `a county`.
 pub(super) fn stated_kind(name: &str) -> Option<&'static str> {
@@ -246,6 +281,7 @@ pub(super) fn stated_kind(name: &str) -> Option<&'static str> {
         ("canton", "a canton"),
         ("constituency", "a constituency"),
         ("region", "a region"),
+        ("area", "an area"),
         ("bay", "a bay"),
         ("valley", "a valley"),
         ("cemetery", "a cemetery"),
