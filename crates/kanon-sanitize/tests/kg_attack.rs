@@ -357,7 +357,7 @@ fn a_name_no_table_lists_takes_the_kind_the_kgs_facts_give_it() {
     let (_dir, kg) = clubs(2);
     assert_eq!(*kg.people_of("a sports team").unwrap(), [0, 1, 2, 3]);
     assert_eq!(
-        *kg.people_of("an organisation").unwrap(),
+        *kg.people_of("an organization").unwrap(),
         [0, 1, 2, 3, 4, 5, 6]
     );
     let sanitized = sanitize(text, &mentions, &kg);
@@ -378,7 +378,7 @@ fn a_name_no_table_lists_takes_the_kind_the_kgs_facts_give_it() {
     let (_dir, kg) = clubs(5);
     assert_eq!(
         sanitize(text, &mentions, &kg).document.text,
-        "PERSON 1 played for an organisation."
+        "PERSON 1 played for an organization."
     );
     // A team that is also an employer is only an organisation.
     assert_eq!(
@@ -390,7 +390,7 @@ fn a_name_no_table_lists_takes_the_kind_the_kgs_facts_give_it() {
         .into_iter()
         .map(|rung| rung.text)
         .collect();
-    assert_eq!(kinds, ["an organisation"]);
+    assert_eq!(kinds, ["an organization"]);
 }
 
 /// People 0–2 are musicians (a singer born in Bergen, a guitarist born in Oslo, a pianist whose

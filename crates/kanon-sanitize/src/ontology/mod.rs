@@ -213,14 +213,14 @@ pub fn containing_rungs(entity_type: EntityType, surface: &str) -> Vec<String> {
 
 /// The KG properties whose values have a kind, and that kind, most specific first.
 const FACT_KINDS: [(Property, &[&str]); 6] = [
-    (Property::Team, &["a sports team", "an organisation"]),
-    (Property::Party, &["a political party", "an organisation"]),
+    (Property::Team, &["a sports team", "an organization"]),
+    (Property::Party, &["a political party", "an organization"]),
     (
         Property::EducatedAt,
-        &["an educational institution", "an organisation"],
+        &["an educational institution", "an organization"],
     ),
-    (Property::Employer, &["an organisation"]),
-    (Property::MemberOf, &["an organisation"]),
+    (Property::Employer, &["an organization"]),
+    (Property::MemberOf, &["an organization"]),
     (Property::Award, &["an award"]),
 ];
 
@@ -391,11 +391,11 @@ mod tests {
         };
         assert_eq!(
             texts(EntityType::Org, &[Property::Team]),
-            ["a sports team", "an organisation"]
+            ["a sports team", "an organization"]
         );
         assert_eq!(
             texts(EntityType::Org, &[Property::Team, Property::Employer]),
-            ["an organisation"]
+            ["an organization"]
         );
         assert_eq!(texts(EntityType::Misc, &[Property::Award]), ["an award"]);
         // Kinds that share nothing, a property with no kind, a person's name: no rung.
