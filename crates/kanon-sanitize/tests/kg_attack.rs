@@ -101,6 +101,26 @@ fn a_place_counts_for_the_rungs_of_the_places_that_contain_it_without_being_gene
 }
 
 #[test]
+fn a_country_and_its_demonym_stand_for_the_same_people() {
+    let people = (0..3)
+        .map(|i| {
+            let mut person = Person::new(format!("Q{i}"), format!("Person Number{i}"));
+            person
+                .facts
+                .push(Fact::new(Property::Citizenship, "Norway"));
+            person
+        })
+        .collect();
+    let (_dir, kg) = attacker_of(people, 2);
+    // `Northern European` describes the citizens of Norway though no fact says `Norwegian`.
+    assert_eq!(*kg.people_of("Northern European").unwrap(), [0, 1, 2]);
+    assert_eq!(
+        *kg.people_of("a country in Northern Europe").unwrap(),
+        [0, 1, 2]
+    );
+}
+
+#[test]
 fn a_rung_that_singles_a_person_out_is_refused_and_the_next_one_up_chosen() {
     let (_dir, kg) = attacker(2);
     let text = "Ada Lind was born in Bergen.";

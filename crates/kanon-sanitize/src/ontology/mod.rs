@@ -195,14 +195,33 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
 }
 
 /// The rungs of the places that contain a place the KG names, read as [`kg_rungs`] reads it
-/// ([`places::containing`]): what the KG attacker adds to the people a rung stands for. Nothing
-/// for other types, or a place name read as a river, a mountain or another named thing.
+/// ([`places::containing`]), and the other form of a country's: its demonym's area adjectives
+/// for a country (`Norway` → `Northern European`), its country's rungs for a demonym
+/// (`Norwegian` → `a country in Northern Europe`). What the KG attacker adds to the people a
+/// rung stands for: `Northern European` describes everyone the KG ties to a Northern European
+/// country, whichever form its fact takes. Nothing for other types, or a place name read as a
+/// river, a mountain or another named thing.
 pub fn containing_rungs(entity_type: EntityType, surface: &str) -> Vec<String> {
-    if entity_type != EntityType::Loc {
-        return Vec::new();
-    }
     let vocabulary = Vocabulary::embedded();
     let bare = bare_name(surface);
+    match entity_type {
+        EntityType::Loc => {}
+        EntityType::Dem => {
+            return vocabulary
+                .country_of_demonym(bare)
+                .map(|country| {
+                    places::country(country)
+                        .into_iter()
+                        .map(|rung| rung.text)
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        _ => return Vec::new(),
+    }
+    if let Some(country) = vocabulary.country(bare) {
+        return places::area_adjectives(country);
+    }
     let read_as_named =
         place(vocabulary, bare).is_none() && named::rungs(vocabulary, entity_type, bare).is_some();
     if read_as_named {

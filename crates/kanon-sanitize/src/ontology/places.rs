@@ -139,11 +139,16 @@ pub(super) fn first_level_region(vocabulary: &Vocabulary, name: &str) -> Option<
 /// A demonym's rungs: the adjectives of its country's sub-region and region.
 pub(super) fn demonym(vocabulary: &Vocabulary, demonym: &str) -> Option<Vec<Rung>> {
     let country = vocabulary.country_of_demonym(demonym)?;
-    let adjectives = [country.subregion.as_deref(), country.region.as_deref()]
+    Some(Rung::all(RungSource::UnM49, area_adjectives(country)))
+}
+
+/// The adjectives of a country's sub-region and region: `Northern European`, `European`.
+pub(super) fn area_adjectives(country: &Country) -> Vec<String> {
+    [country.subregion.as_deref(), country.region.as_deref()]
         .into_iter()
         .flatten()
-        .filter_map(adjective);
-    Some(Rung::all(RungSource::UnM49, adjectives))
+        .filter_map(adjective)
+        .collect()
 }
 
 /// `Austin, Texas`, `Berlin, Germany`, `Jefferson County, Kentucky`: a place qualified by its
