@@ -652,8 +652,11 @@ mod tests {
             kg_candidates(EntityType::Org, "U.S. state of Michigan"),
             michigan
         );
-        // A country that is not the region's makes no such reading.
-        assert!(kg_candidates(EntityType::Org, "Canadian state of Michigan").is_empty());
+        // A country that is not the region's makes no such reading: only the kind is sure.
+        assert_eq!(
+            kg_candidates(EntityType::Org, "Canadian state of Michigan"),
+            ["a state"]
+        );
         assert_eq!(
             kg_candidates(EntityType::Org, "Chief Minister of Zorbland")[0],
             "a head of government"

@@ -28,6 +28,9 @@ pub(super) fn listed(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
 /// what that kind of organisation is (`a bank` → `a financial institution`). Case plays no part:
 /// `university of oslo` reads as `University of Oslo` does.
 pub(super) fn by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    if let Some(rungs) = firm_or_station(name) {
+        return Some(rungs);
+    }
     let words: Vec<String> = kanon_core::text::words(name);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let (kind, head) = stated_kind(vocabulary, &words)?;
@@ -58,6 +61,33 @@ pub(super) fn by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> 
     }
     texts.extend(kind.parents.iter().map(|parent| (*parent).to_owned()));
     Some(Rung::all(RungSource::StatedKind, texts))
+}
+
+/// A family firm (`Harlow & Sons`, `Vik & Co.`) or a broadcaster's numbered radio station
+/// (`NRK Radio 3`, `Radio 1`): what the name's form, not its head word, states.
+fn firm_or_station(name: &str) -> Option<Vec<Rung>> {
+    let trimmed = name.trim().trim_end_matches('.');
+    let firm = ["& son", "& sons", "and sons", "& co", "and co", "& company"]
+        .iter()
+        .any(|ending| {
+            trimmed.len() > ending.len()
+                && trimmed
+                    .get(trimmed.len() - ending.len()..)
+                    .is_some_and(|tail| tail.eq_ignore_ascii_case(ending))
+        });
+    if firm {
+        return Some(vec![Rung::new(RungSource::StatedKind, "a company")]);
+    }
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    let station = words
+        .windows(2)
+        .any(|pair| pair[0] == "Radio" && pair[1].chars().all(|c| c.is_ascii_digit()));
+    station.then(|| {
+        Rung::all(
+            RungSource::StatedKind,
+            ["a radio station".to_owned(), "a broadcaster".to_owned()],
+        )
+    })
 }
 
 /// [`by_name`] for a miscellany: a title may borrow an organisation's kind (a film called `The
@@ -242,6 +272,10 @@ fn stated_kind(vocabulary: &Vocabulary, words: &[&str]) -> Option<(Kind, Vec<usi
         Some(cut) => cut - 1,
         None => words.len().checked_sub(1)?,
     };
+    // `the state of Wei`: a polity, where `Ohio State` is a university.
+    if cut == Some(at + 1) && words[at] == "state" {
+        return Some((kind("a state", &[]), vec![at]));
+    }
     // A one-word name is its own head only where that word is a kind (`Parliament`), never a
     // club's (`United`) or an abbreviation (`RFC` is also the Royal Flying Corps).
     let kind = head_kind(words[at])?;
@@ -368,6 +402,10 @@ fn head_kind(head: &str) -> Option<Kind> {
         "guild" => kind("a guild", &[]),
         "organization" | "organisation" => kind("an organization", &[]),
         "clan" => kind("a clan", &[]),
+        "kingdom" => kind("a kingdom", &[]),
+        "empire" => kind("an empire", &[]),
+        "duchy" => kind("a duchy", &[]),
+        "sultanate" => kind("a sultanate", &[]),
         "dynasty" => kind("a dynasty", &[]),
         "corps" => kind("a corps", &[]),
         "command" | "commandership" => kind("a military command", &[]),
@@ -548,6 +586,12 @@ mod tests {
         );
         assert_eq!(texts("Order of the Silver Stag"), ["an order"]);
         assert_eq!(texts("Order of Trondheim"), ["an order"]);
+        assert_eq!(texts("Harlow & Sons"), ["a company"]);
+        assert_eq!(texts("Vik & Co."), ["a company"]);
+        assert_eq!(texts("ZBC Radio 7"), ["a radio station", "a broadcaster"]);
+        assert_eq!(texts("state of Zorvia"), ["a state"]);
+        assert!(texts("Zorvia State").is_empty());
+        assert_eq!(texts("Kingdom of Zorvia"), ["a kingdom"]);
         assert_eq!(
             texts("Third Chamber of the Oslo Court")[0],
             "a chamber in Norway"
