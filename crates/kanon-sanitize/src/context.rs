@@ -40,11 +40,15 @@ pub enum Slot {
     Apposition,
     /// A noun phrase after it describes it (`founded ⟨Alpha⟩, a rock band from Oslo`): left out
     /// from character `start` to `end`, with the comma after it (and an article before it), the
-    /// description stands in its place.
+    /// description stands in its place. Or a noun before it names its kind (`the festival of
+    /// ⟨Alpha⟩`, `another song of his, ⟨Alpha⟩, was`): left out with `of` or its commas, the
+    /// noun stands in its place.
     Described {
-        /// Where what is left out starts: the mention, or an article before it.
+        /// Where what is left out starts: the mention, an article or a comma before it, or the
+        /// space before `of`.
         start: usize,
-        /// Where it ends: the start of the description, past the comma.
+        /// Where it ends: the start of the description, past the comma; or past the mention, its
+        /// closing quote and a comma after it.
         end: usize,
     },
 }
@@ -73,6 +77,10 @@ pub struct Reading {
 
 /// The kind the verbs that say no more than that a name is an organisation imply.
 const AN_ORGANIZATION: &str = "an organization";
+
+/// What a role or a voice is played on (`a recurring role on ⟨…⟩`): a television or radio show;
+/// a film's roles are played in it.
+const A_SHOW: &str = "a show";
 
 /// Words a name is the object of, and the kind they imply it is, by the name's type.
 const FRAMES: &[(EntityType, &[&str], &str)] = &[
@@ -195,6 +203,8 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Misc, &["awarded"], "an award"),
     (EntityType::Misc, &["recipient", "of"], "an award"),
     (EntityType::Misc, &["role", "of"], "a character"),
+    (EntityType::Misc, &["role", "on"], A_SHOW),
+    (EntityType::Misc, &["roles", "on"], A_SHOW),
     (EntityType::Misc, &["voice", "of"], "a character"),
     (EntityType::Misc, &["appeared", "in"], "a production"),
     (EntityType::Misc, &["author", "of"], "a written work"),
@@ -511,6 +521,13 @@ const KIND_NOUNS: &[&str] = &[
     "township",
     "hotel",
     "cemetery",
+    "settlement",
+    "colony",
+    "hamlet",
+    "locality",
+    "commune",
+    "territory",
+    "site",
     // events and awards
     "festival",
     "tournament",
@@ -611,6 +628,7 @@ const KIND_MODIFIERS: &[&str] = &[
     "handball",
     "political",
     "short",
+    "stage",
     "feature",
     "motion",
     "animated",
@@ -687,6 +705,7 @@ const VERB_CUES: &[&str] = &[
 /// Determiners after which a name followed by a noun modifies that noun (`an Oslo suburb`).
 const DETERMINERS: &[&str] = &[
     "a", "an", "the", "his", "her", "their", "its", "our", "my", "your", "this", "that", "former",
+    "other",
 ];
 
 /// Past tenses that show a name after a determiner is a subject (`the BBC won`), not a modifier.
@@ -805,16 +824,34 @@ fn read_in(
         .unwrap_or("")
         .to_lowercase();
     // A name, not a common noun capitalised (`the state Senate`).
-    let names_something = surface.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+    let names_something = written_as_a_name(surface)
         && !KIND_NOUNS.contains(&first_word.as_str())
         && !INSTITUTION_WORDS.contains(&first_word.as_str());
-    let (kind, listed) = if matches!(
+    let kinds_read = matches!(
         entity_type,
         EntityType::Org | EntityType::Misc | EntityType::Loc
-    ) && names_something
-        && !possessive
-    {
-        match stated_kind(chars, start).or_else(|| kind_apposed_before(chars, start, end)) {
+    ) && !possessive;
+    // What is left out with a name whose kind a noun before a comma or `of` names: the commas
+    // around it (`another song of his, ⟨…⟩, was` → `another song of his was`), `of` before it
+    // (`the festival of ⟨…⟩` → `the festival`).
+    let mut left_out = None;
+    let mut of_kind = None;
+    let (kind, listed) = if kinds_read && names_something {
+        let stated = stated_kind(chars, start).or_else(|| {
+            let found = kind_apposed_before(chars, start, end)?;
+            left_out = Some(commas_around(chars, start, end));
+            Some(found)
+        });
+        // `the province of ⟨Alpha⟩` names the province, where `in ⟨Alpha⟩` may name its city:
+        // what the kind says is true of this mention, and of the entity only where no hierarchy
+        // knows the name.
+        if stated.is_none()
+            && let Some((kind, from)) = kind_before_of(chars, start, end, entity_type)
+        {
+            left_out = Some((from, end));
+            of_kind = Some(kind);
+        }
+        match stated {
             // `series` is singular too: it heads a list only where one follows.
             Some(StatedKind { kind, plural }) if kind.ends_with(" series") => {
                 let list_follows = [", ", " and "]
@@ -825,13 +862,17 @@ fn read_in(
             Some(StatedKind { kind, plural }) => (Some(kind), plural),
             None => (None, false),
         }
+    } else if kinds_read && lower_case_name(surface) {
+        (kind_of_lower_case_name(chars, start, end), false)
     } else {
         (None, false)
     };
     let described = (kind.is_none() && names_something && !possessive)
         .then(|| described_after(chars, end, entity_type))
         .flatten();
-    let slot = if kind.is_some() && !closed_by_comma_list(chars, end) {
+    let slot = if let Some((start, end)) = left_out {
+        Slot::Described { start, end }
+    } else if kind.is_some() && !closed_by_comma_list(chars, end) {
         Slot::Apposition
     } else if !possessive && modifies_next_noun(chars, start, end, entity_type) {
         Slot::Modifier
@@ -855,6 +896,7 @@ fn read_in(
         (entity_type == EntityType::Org && slot == Slot::Modifier)
             .then(|| named_kind_after(chars, end))
             .flatten()
+            .or(of_kind)
             .or_else(|| described.map(|(kind, _)| kind))
             .or(framed)
             .or_else(|| dated_title(chars, end, entity_type).then(|| "a creative work".to_owned()))
@@ -902,21 +944,42 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
     }
     let mut order: Vec<usize> = (0..mentions.len()).collect();
     order.sort_by_key(|&index| (mentions[index].0, mentions[index].1));
-    let separated = |previous: usize, current: usize| {
+    // In a list whose count says how many titles it has, a year in brackets after a member does
+    // not end it (`two records released on Acme, Alpha (1997) and ⟨Beta⟩ (2000).`).
+    let counted = |list: &[usize]| {
+        list.first().is_some_and(|&first| {
+            counted_list(chars, before_opening_quote(chars, mentions[first].0)).is_some()
+        })
+    };
+    let separated = |previous: usize, current: usize, past_years: bool| {
         let (previous_end, start) = (mentions[previous].1, mentions[current].0);
-        previous_end <= start
-            && is_list_separator(
-                &chars[previous_end.min(chars.len())..start.min(chars.len())]
-                    .iter()
-                    .filter(|c| !is_quote(**c))
-                    .collect::<String>(),
-            )
+        previous_end <= start && {
+            let between: String = chars[previous_end.min(chars.len())..start.min(chars.len())]
+                .iter()
+                .filter(|c| !is_quote(**c))
+                .collect();
+            is_list_separator(if past_years {
+                past_bracketed_year(&between)
+            } else {
+                &between
+            })
+        }
     };
     let mut list: Vec<usize> = Vec::new();
-    for (at, &current) in order.iter().enumerate() {
-        let previous = at.checked_sub(1).map(|before| order[before]);
-        let continues = previous
-            .is_some_and(|previous| list.last() == Some(&previous) && separated(previous, current));
+    let mut previous: Option<usize> = None;
+    for &current in &order {
+        let past_years = counted(&list);
+        if let Some(&last) = list.last()
+            && past_years
+            && mentions[current].2 == EntityType::Datetime
+            && bracketed_after(chars, mentions[last].1, mentions[current])
+        {
+            continue;
+        }
+        let previous = previous.replace(current);
+        let continues = previous.is_some_and(|previous| {
+            list.last() == Some(&previous) && separated(previous, current, past_years)
+        });
         let (start, end, entity_type) = mentions[current];
         if continues
             && readings[current].kind.is_none()
@@ -924,10 +987,9 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
                 entity_type,
                 EntityType::Org | EntityType::Misc | EntityType::Loc
             )
-            && chars
-                .get(start..end)
-                .and_then(|span| span.iter().find(|c| !is_quote(**c)))
-                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+            && chars.get(start..end).is_some_and(|span| {
+                written_as_a_name(&span.iter().filter(|c| !is_quote(**c)).collect::<String>())
+            })
         {
             let kind = readings[previous.unwrap_or(current)].kind.clone();
             let reading = &mut readings[current];
@@ -961,8 +1023,34 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
     readings
 }
 
+/// Whether a mention stands alone in brackets right after character `end`: `Alpha (⟨1997⟩)`.
+fn bracketed_after(
+    chars: &[char],
+    end: usize,
+    (start, stop, _): (usize, usize, EntityType),
+) -> bool {
+    chars.get(end..start) == Some(&[' ', '('][..]) && chars.get(stop) == Some(&')')
+}
+
+/// The text between two members of a list past a year or years in brackets after the first
+/// (` (1997) and ` → ` and `).
+fn past_bracketed_year(between: &str) -> &str {
+    between
+        .strip_prefix(" (")
+        .and_then(|rest| rest.split_once(')'))
+        .filter(|(years, _)| {
+            !years.is_empty()
+                && years.len() <= 12
+                && years
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || " -–/".contains(c))
+        })
+        .map_or(between, |(_, after)| after)
+}
+
 /// The members of `list` stay noun phrases of their own unless the list ended after its last:
-/// no further name (`went_on`) and nothing but the end of a list after it.
+/// no further name (`went_on`) and nothing but the end of a list after it; after a list opener
+/// (`albums, including`, `townships:`), punctuation, which the opener goes before.
 fn keep_an_unfinished_list(
     chars: &[char],
     list: &[usize],
@@ -973,7 +1061,13 @@ fn keep_an_unfinished_list(
     let Some(&last) = list.last() else {
         return;
     };
-    if !went_on && ends_a_list(chars, mentions[last].1) {
+    let first = before_opening_quote(chars, mentions[list[0]].0);
+    let opened = list_opened_at(chars, first).is_some()
+        || first >= 2 && chars[first - 2..first] == [',', ' ']
+        || first >= 4 && chars[first - 4..first] == [' ', 'a', 's', ' '];
+    let closed =
+        after_quote(chars, mentions[last].1, 1).starts_with(|c: char| ",.;:!?)".contains(c));
+    if !went_on && ends_a_list(chars, mentions[last].1) && (!opened || closed) {
         return;
     }
     for &member in list {
@@ -1042,6 +1136,9 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
     {
         return Some(team.to_owned());
     }
+    if entity_type == EntityType::Misc && character_on(chars, start) {
+        return Some(A_SHOW.to_owned());
+    }
     FRAMES
         .iter()
         .find(|(frame_type, words, _)| {
@@ -1050,6 +1147,68 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
                 && words.iter().rev().zip(&before).all(|(a, b)| a == b)
         })
         .map(|(_, _, kind)| (*kind).to_owned())
+}
+
+/// Words before a character's name that say a role or a voice is played (`the role of`, `her
+/// role was`, `voiced`), nearest first.
+const ROLE_CUES: &[&[&str]] = &[
+    &["of", "role"],
+    &["of", "roles"],
+    &["of", "voice"],
+    &["of", "part"],
+    &["was", "role"],
+    &["as", "role"],
+    &["as", "roles"],
+    &["as", "starred"],
+    &["as", "cast"],
+    &["voiced"],
+    &["voices"],
+    &["portrayed"],
+    &["portrays"],
+];
+
+/// Whether the name is what a character is played on: `the role of Alpha Beta (Father) on
+/// ⟨…⟩`, `voiced Alpha on the ⟨…⟩`. The character's name is one to four words in capitals, a
+/// bracketed aside after it.
+fn character_on(chars: &[char], start: usize) -> bool {
+    let mut at = before_opening_quote(chars, start);
+    let ends_with = |at: usize, text: &str| {
+        let text: Vec<char> = text.chars().collect();
+        at >= text.len() && chars[at - text.len()..at] == text[..]
+    };
+    if ends_with(at, " on the ") {
+        at -= 4;
+    }
+    if !ends_with(at, " on ") {
+        return false;
+    }
+    at -= 4;
+    // `(Father)` after the character.
+    if at > 0 && chars[at - 1] == ')' {
+        let Some(open) = (at.saturating_sub(30)..at).rev().find(|&i| chars[i] == '(') else {
+            return false;
+        };
+        if open == 0 || chars[open - 1] != ' ' {
+            return false;
+        }
+        at = open - 1;
+    }
+    let words = words_ending_at(chars, at, 6);
+    let name = words
+        .iter()
+        .take_while(|word| word.starts_with(char::is_uppercase))
+        .count();
+    if !(1..=4).contains(&name) {
+        return false;
+    }
+    let cue: Vec<String> = words[name..]
+        .iter()
+        .take(2)
+        .map(|word| word.to_lowercase())
+        .collect();
+    ROLE_CUES
+        .iter()
+        .any(|words| words.len() <= cue.len() && words.iter().zip(&cue).all(|(a, b)| a == b))
 }
 
 /// Words that end the noun phrase of an apposition after a name (`⟨…⟩, a rock band from Oslo`).
@@ -1149,6 +1308,28 @@ fn object_starts_at(chars: &[char], start: usize) -> Option<usize> {
     .then_some(from)
 }
 
+/// Verbs after which a comma would part a subject from its verb (`another song of his, was`).
+const SUBJECT_VERBS: &[&str] = &[
+    "is", "was", "are", "were", "has", "had", "have", "became", "becomes", "remains", "will",
+    "would",
+];
+
+/// Where a name in apposition after a comma is left out from and to: the comma before it and
+/// its closing quote; the comma after it too where a verb follows, which the noun before is the
+/// subject of (`his, "⟨…⟩", was` → `his was`; `its album, ⟨…⟩, which` → `its album, which`).
+fn commas_around(chars: &[char], start: usize, end: usize) -> (usize, usize) {
+    let from = before_opening_quote(chars, start).saturating_sub(2);
+    let to = past_closing_quote(chars, end);
+    let verb = chars.get(to..to + 2) == Some(&[',', ' '][..]) && {
+        let next: String = chars[to + 2..]
+            .iter()
+            .take_while(|c| c.is_alphabetic())
+            .collect();
+        SUBJECT_VERBS.contains(&next.as_str())
+    };
+    (from, to + usize::from(verb))
+}
+
 /// The kind a possessive's noun before a comma names (`released its second album, ⟨…⟩.`), where
 /// nothing but punctuation follows the name: the name stands in apposition to that noun.
 fn kind_apposed_before(chars: &[char], start: usize, end: usize) -> Option<StatedKind> {
@@ -1163,7 +1344,31 @@ fn kind_apposed_before(chars: &[char], start: usize, end: usize) -> Option<State
     if !closes {
         return None;
     }
-    let before = words_ending_at(chars, at - 2, 5);
+    let before = words_ending_at(chars, at - 2, 6);
+    // `another song of his, ⟨…⟩`: the possessive after `of` owns the noun before it.
+    if let [pronoun, of, rest @ ..] = before.as_slice()
+        && of == "of"
+        && ["his", "hers", "theirs"].contains(&pronoun.as_str())
+    {
+        return kind_from_words(rest).filter(|found| !found.plural);
+    }
+    // `her Zorblax Records debut, ⟨…⟩`: someone's debut on a record label is a record.
+    if let [debut, records, label @ ..] = before.as_slice()
+        && debut == "debut"
+        && records == "Records"
+        && let Some(owner) = label
+            .iter()
+            .position(|word| POSSESSIVES.contains(&word.as_str()))
+        && owner > 0
+        && label[..owner]
+            .iter()
+            .all(|word| word.starts_with(char::is_uppercase))
+    {
+        return Some(StatedKind {
+            kind: "a record".to_owned(),
+            plural: false,
+        });
+    }
     let owner = before
         .iter()
         .skip(1)
@@ -1258,6 +1463,114 @@ fn words_ending_at(chars: &[char], at: usize, count: usize) -> Vec<String> {
     words
 }
 
+/// Whether a span is written as names are: it opens with a capital, a digit, or a letter of a
+/// script without capitals (`微光`).
+fn written_as_a_name(surface: &str) -> bool {
+    surface.starts_with(|c: char| {
+        c.is_uppercase() || c.is_ascii_digit() || c.is_alphabetic() && !c.is_lowercase()
+    })
+}
+
+/// Whether a span is one word in lower case, as some brands are written (`odatv`, `$pent`).
+fn lower_case_name(surface: &str) -> bool {
+    !surface.contains(char::is_whitespace)
+        && surface
+            .chars()
+            .find(|c| c.is_alphanumeric())
+            .is_some_and(char::is_lowercase)
+        && !KIND_NOUNS.contains(&surface)
+        && !KIND_MODIFIERS.contains(&surface)
+}
+
+/// The kind a singular noun right before a name in lower case names (`the news website
+/// ⟨odatv⟩,` → `a news website`), where punctuation or a bracket follows the name: a common noun
+/// after a kind noun is the head it modifies (`the film industry awards`), and a span that holds
+/// it alone is rare; one that more words follow is read as nothing.
+fn kind_of_lower_case_name(chars: &[char], start: usize, end: usize) -> Option<String> {
+    let rest = after_quote(chars, end, 2);
+    let closes =
+        rest.is_empty() || rest.starts_with(|c: char| ",.;:!?)".contains(c)) || rest == " (";
+    let before = words_before(chars, before_opening_quote(chars, start), 4);
+    closes
+        .then(|| kind_from_words(&before))
+        .flatten()
+        .filter(|found| !found.plural)
+        .map(|found| found.kind)
+}
+
+/// Nouns of places that name the place a name after `the … of` is (`the city of ⟨Rome⟩`), and
+/// of occasions that name the occasion (`the festival of ⟨Holi⟩`), by the name's type. Not a
+/// place's part or what a place holds (`the port of Hamburg`, `the capital of France`), nor a
+/// role (`the president of Acme`).
+const OF_KINDS: &[(EntityType, &[&str])] = &[
+    (
+        EntityType::Loc,
+        &[
+            "city",
+            "town",
+            "village",
+            "hamlet",
+            "municipality",
+            "commune",
+            "county",
+            "province",
+            "state",
+            "region",
+            "district",
+            "parish",
+            "borough",
+            "township",
+            "neighbourhood",
+            "neighborhood",
+            "suburb",
+            "island",
+            "peninsula",
+            "kingdom",
+            "emirate",
+            "republic",
+            "colony",
+            "settlement",
+            "territory",
+        ],
+    ),
+    (EntityType::Misc, &["festival", "feast", "holiday", "game"]),
+];
+
+/// The kind `the` and a noun before `of` name (`the festival of ⟨Holi⟩` → `a festival`), where
+/// the name ends there (no word in capitals follows it, as in `the city of ⟨Alpha⟩ Falls`), and
+/// where what is left out starts: the space before `of`. Only right after `the`: `the largest
+/// city of ⟨Italy⟩` and `a town of ⟨Norway⟩` name a part of it.
+fn kind_before_of(
+    chars: &[char],
+    start: usize,
+    end: usize,
+    entity_type: EntityType,
+) -> Option<(String, usize)> {
+    let start = start.min(chars.len());
+    if start < 4 || chars[start - 4..start] != [' ', 'o', 'f', ' '] {
+        return None;
+    }
+    let before = words_ending_at(chars, start - 4, 3);
+    let [noun, article, ..] = before.as_slice() else {
+        return None;
+    };
+    if !article.eq_ignore_ascii_case("the") {
+        return None;
+    }
+    let (_, nouns) = OF_KINDS
+        .iter()
+        .find(|(kind_type, _)| *kind_type == entity_type)?;
+    if !nouns.contains(&noun.as_str()) {
+        return None;
+    }
+    let rest: String = chars[end.min(chars.len())..].iter().take(2).collect();
+    let mut rest = rest.chars();
+    if rest.next() == Some(' ') && rest.next().is_some_and(char::is_uppercase) {
+        return None;
+    }
+    Some((crate::ontology::with_article(noun), start - 4))
+}
+
 /// A kind the sentence names for a name, and whether it named it in the plural (a list follows).
 struct StatedKind {
     kind: String,
@@ -1278,26 +1591,42 @@ const CAPITAL_KIND_NOUNS: &[&str] = &["EP", "LP"];
 
 /// The kind the noun right before the name names (`the rock band ⟨Queen⟩` → `a rock band`): a
 /// lower-case kind noun, with a word that makes it more precise, after a word that makes it a
-/// noun (not `to play ⟨Hamlet⟩`); past a naming word (`an album titled ⟨…⟩`). A noun in the
-/// plural heads a list, which may open with a bracket, a colon or a list opener (`the albums
-/// (⟨…⟩`, `albums, including ⟨…⟩`).
+/// noun (not `to play ⟨Hamlet⟩`); past a naming word (`an album titled ⟨…⟩`), and a time or a
+/// short phrase between the two (`an EP in 2004 titled ⟨…⟩`). A noun in the plural heads a
+/// list, which may open with a bracket, a colon or a list opener (`the albums (⟨…⟩`, `albums,
+/// including ⟨…⟩`), after a participle clause too (`plays produced in 1900: ⟨…⟩`); or with a
+/// comma after such a clause, where the count before the noun is the number of titles to the
+/// end of the sentence (`two records released on Acme, ⟨…⟩ and …`).
 fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
     let at = before_opening_quote(chars, start);
-    let before = words_before(chars, at, 5);
+    let before = words_before(chars, at, 9);
     let named = before
         .first()
         .is_some_and(|word| NAMING_WORDS.contains(&word.as_str()))
         || before.len() >= 2 && before[0] == "as" && before[1] == "known";
     if named {
         let skip = if before[0] == "as" { 2 } else { 1 };
-        return kind_from_words(&before[skip..]);
+        let rest = &before[skip..];
+        // `called` and `known as` may name a person or a thing the phrase speaks of (`a film
+        // about a dog called ⟨…⟩`); `titled` names a work.
+        let titled = ["titled", "entitled"].contains(&before[0].as_str());
+        return kind_from_words(rest).or_else(|| {
+            let past = time_between(rest).or_else(|| titled.then(|| phrase_between(rest))?)?;
+            kind_from_words(&rest[past..])
+        });
     }
     if let Some(found) = kind_from_words(&before) {
         return Some(found);
     }
     // A list opened after the noun: `albums (`, `townships: `, `albums, including `.
     if let Some(opened_at) = list_opened_at(chars, at) {
-        return kind_from_words(&words_ending_at(chars, opened_at, 5)).filter(|found| found.plural);
+        let words = words_ending_at(chars, opened_at, 12);
+        return kind_from_words(&words)
+            .filter(|found| found.plural)
+            .or_else(|| kind_before_clause(&words).map(|(found, _)| found));
+    }
+    if at >= 2 && chars[at - 2..at] == [',', ' '] {
+        return counted_list(chars, at);
     }
     // `such radio programs as ⟨…⟩`.
     let before: String = chars[at.saturating_sub(4)..at].iter().collect();
@@ -1316,6 +1645,169 @@ fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
         return None;
     }
     kind_from_words(&words).filter(|found| found.plural)
+}
+
+/// The kind a counted plural noun before a participle clause and a comma names for the titles
+/// from character `at` (`two records released on Acme, ⟨…⟩ (1997) and …`), where the count is
+/// the number of titles to the end of the sentence: each of them is one.
+fn counted_list(chars: &[char], at: usize) -> Option<StatedKind> {
+    if at < 2 || chars.get(at - 2..at) != Some(&[',', ' '][..]) {
+        return None;
+    }
+    let words = words_ending_at(chars, at - 2, 12);
+    let (found, noun) = kind_before_clause(&words)?;
+    let count = words[noun + 1..]
+        .iter()
+        .take(3)
+        .find_map(|word| count_of(word))?;
+    (titles_to_the_end(chars, at) == count).then_some(found)
+}
+
+/// Months, which a time between a kind noun and a naming word may hold (`in May 2004`).
+const MONTHS: &[&str] = &[
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// How many of the words before a naming word (nearest first) are a time (`in 2004`, `in May
+/// 2004`), which says when the thing was made, not what it is.
+fn time_between(words: &[String]) -> Option<usize> {
+    let year = words.first()?;
+    if year.len() != 4 || !year.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let past_month = usize::from(
+        words
+            .get(1)
+            .is_some_and(|word| MONTHS.contains(&word.as_str())),
+    );
+    (words.get(1 + past_month)? == "in").then_some(2 + past_month)
+}
+
+/// Prepositions that open a phrase between a work's kind noun and `titled` (`an album to his
+/// father titled ⟨…⟩`).
+const PHRASE_PREPOSITIONS: &[&str] = &["to", "for", "by", "about", "with", "of", "from", "on"];
+
+/// How many of the words before a naming word (nearest first) are a preposition and its object
+/// of at most three words (`to his father`): none a kind noun, which the naming word would name
+/// (`an album with a song titled ⟨…⟩` names a song), nor a word of a clause.
+fn phrase_between(words: &[String]) -> Option<usize> {
+    let preposition = words
+        .iter()
+        .take(4)
+        .position(|word| PHRASE_PREPOSITIONS.contains(&word.as_str()))?;
+    let object = &words[..preposition];
+    let plain = |word: &String| {
+        kind_noun(word).is_none()
+            && !VERB_CUES.contains(&word.to_lowercase().as_str())
+            && !NAMING_WORDS.contains(&word.as_str())
+    };
+    (!object.is_empty() && object.iter().all(plain)).then_some(preposition + 1)
+}
+
+/// Past participles that do not end in `-ed` and open a clause after a noun (`songs written by
+/// …`).
+const IRREGULAR_PARTICIPLES: &[&str] = &[
+    "written", "made", "built", "shown", "drawn", "sung", "held", "set", "won", "given", "taken",
+    "done", "seen", "known", "sold", "told", "brought", "bought", "taught", "found", "put", "kept",
+    "spoken", "chosen", "broken", "grown", "thrown", "shot", "begun", "sent", "read", "heard",
+    "cast", "composed",
+];
+
+/// Words that show a clause has a subject, a tense or a mood of its own (`plays he wrote`,
+/// `songs that were sung`): no participle clause that only says which things they are.
+const CLAUSE_WORDS: &[&str] = &[
+    "will", "would", "can", "could", "shall", "should", "may", "might", "must", "did", "does",
+    "do", "not", "never", "he", "she", "they", "it", "i", "we", "you", "who", "which", "that",
+    "is", "was", "are", "were", "be", "been", "has", "have", "had",
+];
+
+/// Whether a word is a past participle (`produced`, `written`).
+fn is_participle(word: &str) -> bool {
+    word.len() >= 5 && word.ends_with("ed") || IRREGULAR_PARTICIPLES.contains(&word)
+}
+
+/// The kind a plural noun names before a participle clause of at most six words, the words
+/// before a list's opener (nearest first): `three stage plays produced between 1897 and 1906`
+/// → `a stage play`; and where the noun is in the words.
+fn kind_before_clause(words: &[String]) -> Option<(StatedKind, usize)> {
+    (0..words.len().min(6)).find_map(|participle| {
+        let clause = &words[..=participle];
+        if !is_participle(&words[participle])
+            || clause
+                .iter()
+                .any(|word| CLAUSE_WORDS.contains(&word.to_lowercase().as_str()))
+        {
+            return None;
+        }
+        kind_from_words(&words[participle + 1..])
+            .filter(|found| found.plural)
+            .map(|found| (found, participle + 1))
+    })
+}
+
+/// The number a count word or numeral says (`two`, `3`).
+fn count_of(word: &str) -> Option<usize> {
+    const COUNTS: &[&str] = &[
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    COUNTS
+        .iter()
+        .position(|count| word.eq_ignore_ascii_case(count))
+        .map(|at| at + 2)
+        .or_else(|| word.parse().ok())
+}
+
+/// Lower-case words a title may hold (`The Fall of Rome`).
+const TITLE_FUNCTION_WORDS: &[&str] = &[
+    "of", "the", "a", "an", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or",
+];
+
+/// How many titles the text from character `at` to the end of its sentence lists (`Alpha
+/// (1997) and Beta Gamma (2000).` → 2), quotes and bracketed asides aside; 0 where anything
+/// else is there (`Alpha and Beta split.`: a word no title holds).
+fn titles_to_the_end(chars: &[char], at: usize) -> usize {
+    let at = at.min(chars.len());
+    let rest: String = chars[at..].iter().take(240).collect();
+    let Some(sentence) = rest.split(['.', ';', '!', '?', '\n']).next() else {
+        return 0;
+    };
+    // Where the sentence goes on past what was read, its titles are not all known.
+    if sentence.len() == rest.len() && chars.len() - at > 240 {
+        return 0;
+    }
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    for c in sentence.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 && !is_quote(c) => plain.push(c),
+            _ => {}
+        }
+    }
+    let plain = plain.replace(", and ", ", ").replace(" and ", ", ");
+    let items: Vec<&str> = plain.split(", ").map(str::trim).collect();
+    let title = |item: &&str| {
+        let mut words = item.split_whitespace();
+        words.next().is_some_and(written_as_a_name)
+            && words.all(|word| written_as_a_name(word) || TITLE_FUNCTION_WORDS.contains(&word))
+    };
+    if items.iter().all(title) {
+        items.len()
+    } else {
+        0
+    }
 }
 
 /// Where the kind noun before a list opener ends: `albums (⟨…⟩` and `townships: ⟨…⟩` give the
@@ -1880,20 +2372,24 @@ mod tests {
 
     #[test]
     fn a_possessive_noun_and_a_comma_before_a_name_say_its_kind() {
-        // (text, name, type, the kind read; none where a new clause's subject may follow the
-        // comma, or the name does not end the apposition).
+        // (text, name, type, the kind read and what is left without the name and its commas;
+        // none where a new clause's subject may follow the comma, or the name does not end the
+        // apposition).
         for (text, name, entity_type, kind) in [
             (
                 "In 2016 the band released its second album, \"Zorblax\", on a small label.",
                 "Zorblax",
                 EntityType::Misc,
-                Some("an album"),
+                Some((
+                    "an album",
+                    "In 2016 the band released its second album, on a small label.",
+                )),
             ),
             (
                 "He wrote songs for his punk rock band, Vexil.",
                 "Vexil",
                 EntityType::Org,
-                Some("a rock band"),
+                Some(("a rock band", "He wrote songs for his punk rock band.")),
             ),
             (
                 "After the election, Krellpartiet won.",
@@ -1909,13 +2405,11 @@ mod tests {
             ),
         ] {
             let got = reading(text, name, entity_type);
-            assert_eq!(got.kind.as_deref(), kind, "{text}");
-            let slot = if kind.is_some() {
-                Slot::Apposition
-            } else {
-                Slot::Head
-            };
-            assert_eq!(got.slot, slot, "{text}");
+            assert_eq!(got.kind.as_deref(), kind.map(|(kind, _)| kind), "{text}");
+            match kind {
+                Some((_, left)) => assert_eq!(without(text, &got), left),
+                None => assert_eq!(got.slot, Slot::Head, "{text}"),
+            }
         }
     }
 
@@ -2093,5 +2587,250 @@ mod tests {
             .kind,
             None
         );
+    }
+
+    /// The text with what a described reading leaves out taken out.
+    fn without(text: &str, reading: &Reading) -> String {
+        let Slot::Described { start, end } = reading.slot else {
+            panic!("{text}: {:?}", reading.slot);
+        };
+        let chars: Vec<char> = text.chars().collect();
+        chars[..start].iter().chain(&chars[end..]).collect()
+    }
+
+    #[test]
+    fn a_time_or_a_short_phrase_may_stand_before_a_naming_word() {
+        for (text, span, kind) in [
+            (
+                "They issued a mixtape in 2011 titled Zorbl.",
+                "Zorbl",
+                "a mixtape",
+            ),
+            (
+                "a novella in March 1931 entitled Velt Road",
+                "Velt Road",
+                "a novella",
+            ),
+            (
+                "the 1999 tribute album to her mother titled Velt Songs: A Life",
+                "Velt Songs: A Life",
+                "an album",
+            ),
+            (
+                "a short film by Krell titled Quill.",
+                "Quill",
+                "a short film",
+            ),
+            ("an album with a song titled Quill.", "Quill", "a song"),
+        ] {
+            let got = reading(text, span, EntityType::Misc);
+            assert_eq!(got.kind.as_deref(), Some(kind), "{text}");
+        }
+        // `called` may name what the phrase speaks of; a phrase that holds a clause is none.
+        for (text, span) in [
+            ("a film about a dog called Rex.", "Rex"),
+            ("an album he made in 1990 titled Quill.", "Quill"),
+        ] {
+            assert_eq!(reading(text, span, EntityType::Misc).kind, None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_plural_kind_before_a_participle_clause_heads_the_list_after_it() {
+        use EntityType::{Datetime, Misc, Org};
+        let text = "She wrote four radio plays staged between 1950 and 1961: Zorba Nights, Velt \
+                    and The Return of Quill. Of the four, Velt ran longest.";
+        let got = readings(
+            text,
+            &[
+                ("Zorba Nights", Misc),
+                ("Velt", Misc),
+                ("The Return of Quill", Misc),
+            ],
+        );
+        for reading in &got {
+            assert_eq!(reading.kind.as_deref(), Some("a radio play"), "{text}");
+            assert_eq!(reading.slot, Slot::Apposition, "{text}");
+        }
+        // After a comma, where the count is the number of titles to the end of the sentence:
+        // each read, and each keeps its place beside its year.
+        let text = "the band's two studio albums issued by Krell Records, Alpha (1990) and Beta \
+                    Gamma (1992).";
+        let got = readings(
+            text,
+            &[
+                ("Krell Records", Org),
+                ("Alpha", Misc),
+                ("1990", Datetime),
+                ("Beta Gamma", Misc),
+                ("1992", Datetime),
+            ],
+        );
+        for reading in [&got[1], &got[3]] {
+            assert_eq!(reading.kind.as_deref(), Some("a studio album"), "{text}");
+            assert_eq!(reading.slot, Slot::Head, "{text}");
+        }
+        for text in [
+            // A clause of its own, a subject after the comma, a count that does not match.
+            "the plays he wrote in 1950: Zorba was the first.",
+            "After two albums released on Krell, Zorba split.",
+            "After two albums released on Krell, Zorba and Velt split.",
+            "the three albums released on Krell, Zorba and Velt.",
+        ] {
+            let got = reading(text, "Zorba", Misc);
+            assert_eq!(got.kind, None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_list_after_an_opener_is_left_out_only_before_punctuation() {
+        let open = readings(
+            "He played on sites such as Zorbnet and then moved on.",
+            &[("Zorbnet", EntityType::Misc)],
+        );
+        assert_eq!(open[0].kind.as_deref(), Some("a site"));
+        assert_eq!(open[0].slot, Slot::Head);
+        let closed = readings(
+            "He played on sites such as Zorbnet, and then moved on.",
+            &[("Zorbnet", EntityType::Misc)],
+        );
+        assert_eq!(closed[0].slot, Slot::Apposition);
+    }
+
+    #[test]
+    fn a_name_in_lower_case_or_without_capitals_follows_its_kind() {
+        for (text, span, kind) in [
+            ("the short film zorbl (2003).", "zorbl", "a short film"),
+            ("the news blog $velt, she wrote", "$velt", "a news blog"),
+            ("she released the EP \"星光\" under", "星光", "an EP"),
+            (
+                "the music company 銀河音樂 which",
+                "銀河音樂",
+                "a music company",
+            ),
+        ] {
+            let got = reading(text, span, EntityType::Misc);
+            assert_eq!(got.kind.as_deref(), Some(kind), "{text}");
+            assert_eq!(got.slot, Slot::Apposition, "{text}");
+        }
+        for (text, span) in [
+            ("the film industry awards", "industry"),
+            ("the films zorbl, velt.", "zorbl"),
+            ("to record zorbl.", "zorbl"),
+        ] {
+            assert_eq!(reading(text, span, EntityType::Misc).kind, None, "{text}");
+        }
+        // A name in lower case modifies the noun after `other`, as any name does.
+        assert_eq!(
+            reading("along with other zorbl writers", "zorbl", EntityType::Org).slot,
+            Slot::Modifier
+        );
+    }
+
+    #[test]
+    fn a_kind_of_his_before_a_comma_names_the_name_after_it() {
+        let text = "A novel of hers, \"Quill Road\", was adapted for radio.";
+        let got = reading(text, "Quill Road", EntityType::Misc);
+        assert_eq!(got.kind.as_deref(), Some("a novel"));
+        assert_eq!(
+            without(text, &got),
+            "A novel of hers was adapted for radio."
+        );
+        let text = "He wrote a song of his, Velt, which sold well.";
+        let got = reading(text, "Velt", EntityType::Misc);
+        assert_eq!(
+            without(text, &got),
+            "He wrote a song of his, which sold well."
+        );
+        let text = "He sang on his Zorblax Records debut, Velt.";
+        let got = reading(text, "Velt", EntityType::Misc);
+        assert_eq!(got.kind.as_deref(), Some("a record"));
+        assert_eq!(without(text, &got), "He sang on his Zorblax Records debut.");
+        for text in [
+            "A friend of hers, Velt, was there.",
+            "After the debut, Velt Records grew.",
+            "on his own Records debut, Velt.",
+        ] {
+            assert_eq!(reading(text, "Velt", EntityType::Misc).kind, None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_kind_before_of_names_the_name_after_it() {
+        // What it says is true of the mention, left out with `of`; of the entity only where no
+        // hierarchy knows the name (`the province of ⟨…⟩` may share its name with a city).
+        for (text, span, entity_type, kind, left) in [
+            (
+                "The festival of Zorbfest is held in May.",
+                "Zorbfest",
+                EntityType::Misc,
+                "a festival",
+                "The festival is held in May.",
+            ),
+            (
+                "She moved to the town of Velt, where",
+                "Velt",
+                EntityType::Loc,
+                "a town",
+                "She moved to the town, where",
+            ),
+        ] {
+            let got = reading(text, span, entity_type);
+            assert_eq!(got.kind, None, "{text}");
+            assert_eq!(got.implied.as_deref(), Some(kind), "{text}");
+            assert_eq!(without(text, &got), left, "{text}");
+        }
+        assert_eq!(
+            reading(
+                "a colony known as Nova Zorbia.",
+                "Nova Zorbia",
+                EntityType::Loc
+            )
+            .kind
+            .as_deref(),
+            Some("a colony")
+        );
+        // A role, a part or a place's part, a noun after another word, or another type.
+        for (text, span, entity_type) in [
+            ("the president of Zorbia", "Zorbia", EntityType::Loc),
+            ("the capital of Zorbia", "Zorbia", EntityType::Loc),
+            ("the largest city of Zorbia", "Zorbia", EntityType::Loc),
+            ("a town of Zorbia", "Zorbia", EntityType::Loc),
+            ("the festival of Zorbia", "Zorbia", EntityType::Loc),
+            ("the city of Velt Falls", "Velt", EntityType::Loc),
+        ] {
+            let got = reading(text, span, entity_type);
+            assert_eq!(got.kind, None, "{text}");
+            assert_eq!(got.implied, None, "{text}");
+            assert_eq!(got.slot, Slot::Head, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_role_or_a_voice_on_a_title_makes_it_a_show() {
+        for text in [
+            "She voiced Captain Zorb on Krell Patrol.",
+            "He plays the role of Quill Amber on Krell Patrol",
+            "Her best known role was Quill Amber (Mother) on Krell Patrol.",
+            "a recurring role on Krell Patrol.",
+        ] {
+            assert_eq!(
+                reading(text, "Krell Patrol", EntityType::Misc)
+                    .implied
+                    .as_deref(),
+                Some("a show"),
+                "{text}"
+            );
+        }
+        for text in [
+            "He played Bach on the Krell Patrol.",
+            "the role of the Zorb on Krell Patrol.",
+        ] {
+            assert_eq!(
+                reading(text, "Krell Patrol", EntityType::Misc).implied,
+                None,
+                "{text}"
+            );
+        }
     }
 }
