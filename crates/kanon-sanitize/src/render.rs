@@ -225,7 +225,9 @@ fn ends_in_a_determining_phrase(out: &str) -> bool {
     {
         let word = owner.rsplit(' ').next().unwrap_or("");
         // A name or a label, not a pronoun's `is` (`It's`, `He's`).
+        // A year's or a decade's (`1986's`, `the 1980s's`) too.
         return word.ends_with(|c: char| c.is_ascii_digit())
+            || word.starts_with(|c: char| c.is_ascii_digit())
             || word.starts_with(char::is_uppercase)
                 && !["It", "He", "She", "That", "There", "What", "Who", "Here"].contains(&word);
     }
@@ -925,6 +927,11 @@ mod tests {
         assert_eq!(
             render(text, &[phrase(text, "Cricket World Cup", "a world cup")]),
             "during the 1987 world cup."
+        );
+        let text = "in 1986's Zorbs Movie.";
+        assert_eq!(
+            render(text, &[phrase(text, "Zorbs Movie", "a film")]),
+            "in 1986's film."
         );
         let text = "was the 15th Chief Engineer and its fourth Head Warden.";
         assert_eq!(

@@ -15,13 +15,23 @@ use super::{Rung, RungSource};
 /// The rungs of an event, agreement or law its name states, or none.
 pub(super) fn rungs(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     let words: Vec<String> = kanon_core::text::words(name);
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let mut words: Vec<&str> = words.iter().map(String::as_str).collect();
+    // An annual event's edition ends its name in a Roman numeral (`Super Bowl XXX`).
+    let edition = words.len() > 1 && words.last().is_some_and(|last| edition_number(last));
+    if edition {
+        words.pop();
+    }
     let (kinds, borrowed) = stated(&words)?;
     let year = words
         .iter()
         .filter_map(|w| w.parse::<u32>().ok())
         .find(|y| (1000..=2099).contains(y));
-    if borrowed && year.is_none() && !anchored(vocabulary, &words) && !organised_by_initials(name) {
+    if borrowed
+        && year.is_none()
+        && !edition
+        && !anchored(vocabulary, &words)
+        && !organised_by_initials(name)
+    {
         return None;
     }
     let (kind, parents) = kinds.split_first()?;
@@ -74,6 +84,7 @@ fn stated(words: &[&str]) -> Option<(&'static [&'static str], bool)> {
         "games" => (&["a multi-sport event", "a sporting event"], true),
         "championship" | "championships" => (&["a championship", "a competition"], false),
         "cup" => (&["a cup competition", "a competition"], true),
+        "bowl" => (&["a bowl game", "a game"], true),
         "tournament" => (&["a tournament", "a competition"], false),
         "competition" | "contest" => (&["a competition"], false),
         "marathon" => (&["a marathon", "a race"], true),
@@ -101,6 +112,40 @@ const OLYMPICS: &[&str] = &[
     "a multi-sport event",
     "a sporting event",
 ];
+
+/// A Roman numeral of two letters or more, from 2 to 100, whatever its case (`ii`, `XLV`): an
+/// edition's number. Words spelt in its letters are mostly no valid numeral (`mid`, `civil`,
+/// `dim`) or a larger one (`mix`).
+fn edition_number(word: &str) -> bool {
+    let value = |c: char| match c.to_ascii_uppercase() {
+        'I' => Some(1),
+        'V' => Some(5),
+        'X' => Some(10),
+        'L' => Some(50),
+        'C' => Some(100),
+        _ => None,
+    };
+    let Some(values) = word.chars().map(value).collect::<Option<Vec<u32>>>() else {
+        return false;
+    };
+    if values.len() < 2 {
+        return false;
+    }
+    let mut total = 0;
+    for (i, &v) in values.iter().enumerate() {
+        match values.get(i + 1) {
+            // Only I before V or X, X before L or C subtract.
+            Some(&next) if v < next => {
+                if !matches!((v, next), (1, 5) | (1, 10) | (10, 50) | (10, 100)) {
+                    return false;
+                }
+                total -= v as i64;
+            }
+            _ => total += v as i64,
+        }
+    }
+    (2..=100).contains(&total)
+}
 
 /// Whether the name opens with its organiser's initials (`ABU Cup`, `CONCACAF Gold Cup`): two
 /// to eight capitals, as governing bodies abbreviate their names and titles of works seldom open.
@@ -203,6 +248,11 @@ mod tests {
         );
         // A title that borrows the kind names no organiser.
         assert!(texts("The Silver Cup").is_empty());
+        // An edition's Roman numeral marks an annual event.
+        assert_eq!(texts("Harvest Bowl XIV"), ["a bowl game", "a game"]);
+        assert!(texts("Harvest Bowl").is_empty());
+        assert!(edition_number("xlv") && edition_number("II") && edition_number("XC"));
+        assert!(!edition_number("mix") && !edition_number("civil") && !edition_number("I"));
         assert!(texts("A Cup").is_empty());
     }
 }

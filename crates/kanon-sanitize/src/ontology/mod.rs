@@ -18,6 +18,7 @@
 //! - events, agreements and laws ([`events`]): the kind the name states and the period its year
 //!   gives (`2008 Summer Olympics` → `an Olympic Games in the 2000s`);
 //! - religions ([`religions`]): listed religions and beliefs;
+//! - titles of works ([`works`]) whose head states their kind (`… Movie II` → `a film`);
 //! - awards ([`awards`]): the kind a listed or self-describing award is (`Nobel Prize in
 //!   Literature` → `a prize` → `an award`);
 //! - quantities ([`quantities`]): bounds of a widening range (`87 films` → `more than 80 films`
@@ -47,6 +48,7 @@ mod people;
 mod places;
 mod quantities;
 mod religions;
+mod works;
 
 pub(crate) use quantities::rank;
 
@@ -167,6 +169,7 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| place(vocabulary, bare))
             .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| organizations::placed_by_name(vocabulary, bare))
+            .or_else(|| works::rungs(bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)
             .or_else(|| vocabulary.country(bare).map(places::country))
