@@ -188,7 +188,8 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| people::hypernyms(vocabulary, bare))
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
-            .or_else(|| head_noun(entity_type, surface)),
+            .or_else(|| head_noun(entity_type, surface))
+            .or_else(|| roles_held_together(bare)),
         EntityType::Quantity => quantities::ladder(surface),
         // A date the ladder reads never comes here; a duration does.
         EntityType::Datetime => quantities::duration(surface),
@@ -231,6 +232,19 @@ pub fn containing_rungs(entity_type: EntityType, surface: &str) -> Vec<String> {
         return Vec::new();
     }
     places::containing(vocabulary, bare).unwrap_or_default()
+}
+
+/// Roles one person holds together, written with a slash (`Founder/CEO`, `writer/director`):
+/// each is true of them, so the first that climbs gives the rungs.
+fn roles_held_together(surface: &str) -> Option<Vec<Rung>> {
+    let parts: Vec<&str> = surface.split('/').map(str::trim).collect();
+    if parts.len() < 2 || parts.iter().any(|part| part.is_empty()) {
+        return None;
+    }
+    parts
+        .into_iter()
+        .map(|part| kg_rungs(EntityType::Dem, part))
+        .find(|rungs| !rungs.is_empty())
 }
 
 /// The KG properties whose values have a kind, and that kind, most specific first.
@@ -664,6 +678,15 @@ mod tests {
             kg_candidates(EntityType::Org, "Chief Minister of Zorbland")[0],
             "a head of government"
         );
+    }
+
+    #[test]
+    fn roles_held_together_climb_as_the_first_that_climbs() {
+        assert_eq!(
+            kg_candidates(EntityType::Dem, "Founder/CEO"),
+            kg_candidates(EntityType::Dem, "CEO")
+        );
+        assert!(kg_candidates(EntityType::Dem, "CEO/").is_empty());
     }
 
     #[test]
