@@ -82,6 +82,9 @@ const AN_ORGANIZATION: &str = "an organization";
 /// a film's roles are played in it.
 const A_SHOW: &str = "a show";
 
+/// What a team is relegated to or from: a division of its league, the lower or the higher.
+const A_DIVISION: &str = "a division";
+
 /// Words a name is the object of, and the kind they imply it is, by the name's type.
 const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (
@@ -195,6 +198,8 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Misc, &["directed"], "a production"),
     (EntityType::Misc, &["co-directed"], "a production"),
     (EntityType::Misc, &["produced"], "a production"),
+    (EntityType::Misc, &["co-produced"], "a production"),
+    (EntityType::Misc, &["executive-produced"], "a production"),
     (EntityType::Misc, &["recorded"], "a recording"),
     (EntityType::Misc, &["co-wrote"], "a written work"),
     (EntityType::Misc, &["published"], "a publication"),
@@ -228,6 +233,13 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Dem, &["suffering", "from"], "a condition"),
     (EntityType::Dem, &["suffered", "from"], "a condition"),
     (EntityType::Dem, &["diagnosed", "with"], "a condition"),
+    // A team is relegated to, from or (loosely) in a division of its league.
+    (EntityType::Misc, &["relegated", "to"], A_DIVISION),
+    (EntityType::Misc, &["relegated", "from"], A_DIVISION),
+    (EntityType::Misc, &["relegated", "in"], A_DIVISION),
+    (EntityType::Org, &["relegated", "to"], A_DIVISION),
+    (EntityType::Org, &["relegated", "from"], A_DIVISION),
+    (EntityType::Org, &["relegated", "in"], A_DIVISION),
     (EntityType::Org, &["member", "of"], AN_ORGANIZATION),
     (EntityType::Org, &["joined"], AN_ORGANIZATION),
     (EntityType::Org, &["worked", "for"], AN_ORGANIZATION),
@@ -553,6 +565,7 @@ const KIND_NOUNS: &[&str] = &[
     "ship",
     "vessel",
     "aircraft",
+    "spacecraft",
     "software",
     "app",
 ];
@@ -944,42 +957,30 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
     }
     let mut order: Vec<usize> = (0..mentions.len()).collect();
     order.sort_by_key(|&index| (mentions[index].0, mentions[index].1));
-    // In a list whose count says how many titles it has, a year in brackets after a member does
-    // not end it (`two records released on Acme, Alpha (1997) and ⟨Beta⟩ (2000).`).
-    let counted = |list: &[usize]| {
-        list.first().is_some_and(|&first| {
-            counted_list(chars, before_opening_quote(chars, mentions[first].0)).is_some()
-        })
-    };
-    let separated = |previous: usize, current: usize, past_years: bool| {
+    // A bracketed aside after a member of a list its kind heads (`the novels Alpha (1990) and
+    // ⟨Beta⟩`, `Alpha (adapted twice: in 1990 and 2012), ⟨Beta⟩`) is about that member: it
+    // ends neither the list nor the member's place in it, and the names inside it are no members.
+    let separated = |previous: usize, current: usize| {
         let (previous_end, start) = (mentions[previous].1, mentions[current].0);
         previous_end <= start && {
             let between: String = chars[previous_end.min(chars.len())..start.min(chars.len())]
                 .iter()
                 .filter(|c| !is_quote(**c))
                 .collect();
-            is_list_separator(if past_years {
-                past_bracketed_year(&between)
-            } else {
-                &between
-            })
+            is_list_separator(past_bracketed_aside(&between))
         }
     };
     let mut list: Vec<usize> = Vec::new();
     let mut previous: Option<usize> = None;
     for &current in &order {
-        let past_years = counted(&list);
         if let Some(&last) = list.last()
-            && past_years
-            && mentions[current].2 == EntityType::Datetime
-            && bracketed_after(chars, mentions[last].1, mentions[current])
+            && in_aside_after(chars, mentions[last].1, mentions[current])
         {
             continue;
         }
         let previous = previous.replace(current);
-        let continues = previous.is_some_and(|previous| {
-            list.last() == Some(&previous) && separated(previous, current, past_years)
-        });
+        let continues = previous
+            .is_some_and(|previous| list.last() == Some(&previous) && separated(previous, current));
         let (start, end, entity_type) = mentions[current];
         if continues
             && readings[current].kind.is_none()
@@ -1023,27 +1024,43 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
     readings
 }
 
-/// Whether a mention stands alone in brackets right after character `end`: `Alpha (⟨1997⟩)`.
-fn bracketed_after(
+/// Longest a bracketed aside after a list's member may be, in characters.
+const ASIDE_LENGTH: usize = 60;
+
+/// Whether a mention lies inside brackets opened right after character `end` and closed after
+/// it, with no other bracket between: `Alpha (⟨1997⟩)`, `Alpha (adapted in ⟨1990⟩)`.
+fn in_aside_after(
     chars: &[char],
     end: usize,
     (start, stop, _): (usize, usize, EntityType),
 ) -> bool {
-    chars.get(end..start) == Some(&[' ', '('][..]) && chars.get(stop) == Some(&')')
+    let (end, start, stop) = (
+        end.min(chars.len()),
+        start.min(chars.len()),
+        stop.min(chars.len()),
+    );
+    if end + 2 > start || chars[end..end + 2] != [' ', '('] {
+        return false;
+    }
+    let bracket = |c: &char| *c == '(' || *c == ')';
+    if chars[end + 2..start].iter().any(bracket) {
+        return false;
+    }
+    chars[stop..]
+        .iter()
+        .take(ASIDE_LENGTH)
+        .position(bracket)
+        .is_some_and(|at| chars[stop + at] == ')' && stop + at - end <= ASIDE_LENGTH)
 }
 
-/// The text between two members of a list past a year or years in brackets after the first
-/// (` (1997) and ` → ` and `).
-fn past_bracketed_year(between: &str) -> &str {
+/// The text between two members of a list past an aside in brackets after the first (` (1997)
+/// and ` → ` and `; ` (adapted twice: in 1990 and 2012), ` → `, `).
+fn past_bracketed_aside(between: &str) -> &str {
     between
         .strip_prefix(" (")
         .and_then(|rest| rest.split_once(')'))
-        .filter(|(years, _)| {
-            !years.is_empty()
-                && years.len() <= 12
-                && years
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || " -–/".contains(c))
+        .filter(|(aside, _)| {
+            !aside.is_empty() && aside.chars().count() <= ASIDE_LENGTH && !aside.contains('(')
         })
         .map_or(between, |(_, after)| after)
 }
@@ -1067,7 +1084,9 @@ fn keep_an_unfinished_list(
         || first >= 4 && chars[first - 4..first] == [' ', 'a', 's', ' '];
     let closed =
         after_quote(chars, mentions[last].1, 1).starts_with(|c: char| ",.;:!?)".contains(c));
-    if !went_on && ends_a_list(chars, mentions[last].1) && (!opened || closed) {
+    // `Popular films include ⟨…⟩.`: left out, the verb would lose its object.
+    let after_a_verb = include_before(chars, first).is_some();
+    if !went_on && !after_a_verb && ends_a_list(chars, mentions[last].1) && (!opened || closed) {
         return;
     }
     for &member in list {
@@ -1121,7 +1140,7 @@ pub(crate) fn is_list_separator(between: &str) -> bool {
 /// The kind the words before the name imply it is (`played for the ⟨…⟩` → `a team`), past one
 /// determiner.
 fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option<String> {
-    let mut before: Vec<String> = words_before(chars, start, 4)
+    let mut before: Vec<String> = words_before(chars, start, 5)
         .into_iter()
         .map(|word| word.to_lowercase())
         .collect();
@@ -1139,6 +1158,9 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
     if entity_type == EntityType::Misc && character_on(chars, start) {
         return Some(A_SHOW.to_owned());
     }
+    if entity_type == EntityType::Misc && debut_in(&before) {
+        return Some("a production".to_owned());
+    }
     FRAMES
         .iter()
         .find(|(frame_type, words, _)| {
@@ -1147,6 +1169,24 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
                 && words.iter().rev().zip(&before).all(|(a, b)| a == b)
         })
         .map(|(_, _, kind)| (*kind).to_owned())
+}
+
+/// Words before `debut` that say where a performer first appeared: on a stage or a screen, in a
+/// production (`her Broadway debut came in ⟨…⟩`). A debut alone may be in a league.
+const DEBUT_KINDS: &[&str] = &["stage", "screen", "film", "movie", "broadway", "television"];
+
+/// Whether the words before a name (nearest first, lower-cased, past a determiner) say a stage
+/// or screen debut was in it: `stage debut in`, `film debut was in`, `screen debut came in`.
+fn debut_in(before: &[String]) -> bool {
+    let [preposition, rest @ ..] = before else {
+        return false;
+    };
+    let rest = match rest {
+        [verb, rest @ ..] if ["was", "came"].contains(&verb.as_str()) => rest,
+        rest => rest,
+    };
+    preposition == "in"
+        && matches!(rest, [debut, kind, ..] if debut == "debut" && DEBUT_KINDS.contains(&kind.as_str()))
 }
 
 /// Words before a character's name that say a role or a voice is played (`the role of`, `her
@@ -1211,12 +1251,46 @@ fn character_on(chars: &[char], start: usize) -> bool {
         .any(|words| words.len() <= cue.len() && words.iter().zip(&cue).all(|(a, b)| a == b))
 }
 
-/// Words that end the noun phrase of an apposition after a name (`⟨…⟩, a rock band from Oslo`).
+/// Words that end the noun phrase of an apposition after a name (`⟨…⟩, a rock band from Oslo`):
+/// prepositions, relative words and the participles that open a clause after a noun.
 const APPOSITION_ENDS: &[&str] = &[
-    "in", "of", "from", "for", "with", "that", "which", "who", "whose", "where", "based",
-    "founded", "formed", "owned", "run", "located", "known", "and", "or", "by", "on", "at", "to",
-    "since", "until",
+    "in",
+    "of",
+    "from",
+    "for",
+    "with",
+    "that",
+    "which",
+    "who",
+    "whose",
+    "where",
+    "based",
+    "founded",
+    "formed",
+    "owned",
+    "run",
+    "located",
+    "known",
+    "and",
+    "or",
+    "by",
+    "on",
+    "at",
+    "to",
+    "since",
+    "until",
+    "belonging",
+    "built",
+    "designed",
+    "named",
+    "operated",
+    "launched",
+    "dedicated",
 ];
+
+/// Nouns that head a description after a name (`⟨…⟩, a permanent display at …`) but not a kind
+/// before one, where they may be verbs (`the museum displays ⟨…⟩`).
+const DESCRIBED_KIND_NOUNS: &[&str] = &["display", "exhibit", "exhibition", "collection"];
 
 /// Possessive determiners before a kind noun that a comma and a name follow (`its second album,
 /// ⟨…⟩`): the name is that thing, not the subject of a new clause (`After the election, ⟨…⟩
@@ -1242,12 +1316,18 @@ fn described_after(chars: &[char], end: usize, entity_type: EntityType) -> Optio
         Some(bracketed) => bracketed.split_once(')').map_or("", |(_, after)| after),
         None => window.as_str(),
     };
-    let phrase = rest.strip_prefix(", ")?;
+    // After a colon, what explains the name may be definite (`⟨…⟩: the spacecraft that …`);
+    // after a comma, `the` more often opens the next member of a list.
+    let (phrase, colon) = match rest.strip_prefix(", ") {
+        Some(phrase) => (phrase, false),
+        None => (rest.strip_prefix(": ")?, true),
+    };
     let description = at + window.chars().count() - phrase.chars().count();
     let mut words = phrase.split(' ');
     let (plural, first) = match words.next()? {
         "a" | "an" => (false, None),
-        "one" => {
+        "the" if colon => (false, None),
+        "one" if !colon => {
             if words.next()? != "of" || words.next()? != "the" {
                 return None;
             }
@@ -1274,7 +1354,12 @@ fn described_after(chars: &[char], end: usize, entity_type: EntityType) -> Optio
         }
     }
     let head = *noun_phrase.last()?;
-    let (noun, was_plural) = kind_noun(head)?;
+    let (noun, was_plural) = kind_noun(head).or_else(|| {
+        let singular = head.strip_suffix('s').unwrap_or(head);
+        DESCRIBED_KIND_NOUNS
+            .contains(&singular)
+            .then(|| (singular.to_owned(), singular.len() < head.len()))
+    })?;
     if was_plural != plural {
         return None;
     }
@@ -1596,7 +1681,9 @@ const CAPITAL_KIND_NOUNS: &[&str] = &["EP", "LP"];
 /// list, which may open with a bracket, a colon or a list opener (`the albums (⟨…⟩`, `albums,
 /// including ⟨…⟩`), after a participle clause too (`plays produced in 1900: ⟨…⟩`); or with a
 /// comma after such a clause, where the count before the noun is the number of titles to the
-/// end of the sentence (`two records released on Acme, ⟨…⟩ and …`).
+/// end of the sentence (`two records released on Acme, ⟨…⟩ and …`); or as the subject of
+/// `include` (`popular films based on his works include ⟨…⟩`). Two plural kinds joined by `and`
+/// name what is true of both (`series and films` → `a production`).
 fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
     let at = before_opening_quote(chars, start);
     let before = words_before(chars, at, 9);
@@ -1618,11 +1705,18 @@ fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
     if let Some(found) = kind_from_words(&before) {
         return Some(found);
     }
+    if let Some((found, _)) = pair_kind(&before) {
+        return Some(found);
+    }
+    if let Some(subject) = include_before(chars, at) {
+        return kind_of_subject(&subject);
+    }
     // A list opened after the noun: `albums (`, `townships: `, `albums, including `.
     if let Some(opened_at) = list_opened_at(chars, at) {
         let words = words_ending_at(chars, opened_at, 12);
         return kind_from_words(&words)
             .filter(|found| found.plural)
+            .or_else(|| pair_kind(&words).map(|(found, _)| found))
             .or_else(|| kind_before_clause(&words).map(|(found, _)| found));
     }
     if at >= 2 && chars[at - 2..at] == [',', ' '] {
@@ -1645,6 +1739,161 @@ fn stated_kind(chars: &[char], start: usize) -> Option<StatedKind> {
         return None;
     }
     kind_from_words(&words).filter(|found| found.plural)
+}
+
+/// Kinds whose plurals joined by `and` head a list (`animated series and films ⟨…⟩`), and the
+/// phrase true of a member, which is one or the other.
+const KIND_PAIRS: &[(&[&str], &str)] = &[
+    (
+        &[
+            "film",
+            "movie",
+            "documentary",
+            "series",
+            "miniseries",
+            "sitcom",
+            "serial",
+            "programme",
+            "program",
+            "show",
+            "play",
+            "musical",
+            "drama",
+            "cartoon",
+            "anime",
+        ],
+        "a production",
+    ),
+    (
+        &[
+            "novel",
+            "novella",
+            "book",
+            "memoir",
+            "autobiography",
+            "biography",
+            "poem",
+        ],
+        "a written work",
+    ),
+    (
+        &["album", "single", "EP", "LP", "mixtape", "soundtrack"],
+        "a recording",
+    ),
+    (&["city", "town", "village", "hamlet"], "a settlement"),
+];
+
+/// The kind two plural kind nouns joined by `and` name (the words before a name, nearest first:
+/// `films and series` → `a production`), after a word that makes them nouns, and how many words
+/// they and a modifier before them take.
+fn pair_kind(words: &[String]) -> Option<(StatedKind, usize)> {
+    let [second, and, first, ..] = words else {
+        return None;
+    };
+    if and != "and" {
+        return None;
+    }
+    let (second, true) = kind_noun(second)? else {
+        return None;
+    };
+    let (first, true) = kind_noun(first)? else {
+        return None;
+    };
+    let taken = if words
+        .get(3)
+        .is_some_and(|word| KIND_MODIFIERS.contains(&word.to_lowercase().as_str()))
+    {
+        4
+    } else {
+        3
+    };
+    if VERB_CUES.contains(&words.get(taken)?.to_lowercase().as_str()) {
+        return None;
+    }
+    let (_, kind) = KIND_PAIRS.iter().find(|(nouns, _)| {
+        first != second && nouns.contains(&first.as_str()) && nouns.contains(&second.as_str())
+    })?;
+    Some((
+        StatedKind {
+            kind: (*kind).to_owned(),
+            plural: true,
+        },
+        taken,
+    ))
+}
+
+/// Forms of `include` whose subject, a plural kind, names the kind of each name of its object
+/// (`Popular films based on his works include ⟨…⟩, …`).
+const INCLUDE: &[&str] = &["include", "includes", "included"];
+
+/// Longest the subject of `include` is read back to the start of its clause, in characters.
+const SUBJECT_LENGTH: usize = 120;
+
+/// The subject of a form of `include` right before character `at`, back to the start of its
+/// clause, as words nearest first, a possessive's `'s` dropped (`Popular films based on Dick's
+/// works include ⟨…⟩` → `works, Dick, on, based, films, Popular`); None where no such verb is
+/// there or the clause starts too far back to read.
+fn include_before(chars: &[char], at: usize) -> Option<Vec<String>> {
+    let at = at.min(chars.len());
+    let from = at.saturating_sub(SUBJECT_LENGTH);
+    let text: String = chars[from..at].iter().collect();
+    let (subject, verb) = text.trim_end_matches(' ').rsplit_once(' ')?;
+    if !INCLUDE.contains(&verb) {
+        return None;
+    }
+    let clause = match subject.rfind(|c: char| ".,;:!?()\n".contains(c)) {
+        Some(boundary) => &subject[boundary + 1..],
+        None if from == 0 => subject,
+        None => return None,
+    };
+    let words: Vec<String> = clause
+        .split_whitespace()
+        .rev()
+        .map(|word| {
+            word.strip_suffix("'s")
+                .or_else(|| word.strip_suffix("’s"))
+                .unwrap_or(word)
+                .to_owned()
+        })
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// Nouns whose plural after `his` or `her` stands for the works they were in (`his roles in
+/// animated films include ⟨…⟩`: each name is a film).
+const ROLE_NOUNS: &[&str] = &["roles", "appearances", "credits", "parts"];
+
+/// Prepositions, which put a kind noun in a phrase that modifies the subject's head (`awards
+/// given to films include ⟨…⟩` are awards).
+const PREPOSITIONS: &[&str] = &[
+    "of", "in", "on", "at", "to", "for", "from", "by", "with", "about", "as", "than", "into",
+    "over", "under", "after", "before", "between", "through", "during", "without", "against",
+    "among", "like",
+];
+
+/// The kind the subject of `include` (words nearest first) names for the names it includes: a
+/// plural kind, two joined by `and` or one before a participle clause, that heads the subject
+/// (only determiners and modifiers before it), or whose works the roles in it are.
+fn kind_of_subject(words: &[String]) -> Option<StatedKind> {
+    let (found, rest) = match kind_from_words(words).filter(|found| found.plural) {
+        Some(found) => (found, 1),
+        None => pair_kind(words)
+            .or_else(|| kind_before_clause(words).map(|(found, noun)| (found, noun + 1)))?,
+    };
+    let mut before = &words[rest..];
+    if let [preposition, role, more @ ..] = before
+        && preposition == "in"
+        && ROLE_NOUNS.contains(&role.to_lowercase().as_str())
+    {
+        before = more;
+    }
+    let modifier = |word: &String| {
+        let word = word.to_lowercase();
+        ![PREPOSITIONS, VERB_CUES, CLAUSE_WORDS]
+            .iter()
+            .any(|words| words.contains(&word.as_str()))
+    };
+    (before.len() <= 4 && before.iter().all(modifier)).then_some(found)
 }
 
 /// The kind a counted plural noun before a participle clause and a comma names for the titles
@@ -1929,7 +2178,27 @@ pub(crate) fn followed_by_verb(rest: &[char]) -> bool {
         .skip(1)
         .take_while(|c| c.is_alphabetic() || **c == '-')
         .collect();
-    next.ends_with("ly") || next.ends_with("ed") || IRREGULAR_PAST.contains(&next.as_str())
+    next.ends_with("ly")
+        || next.ends_with("ed")
+        || IRREGULAR_PAST.contains(&next.as_str())
+        || participle_with_object(rest, &next)
+}
+
+/// Determiners that open an object after a verb.
+const OBJECT_DETERMINERS: &[&str] = &["a", "an", "the", "his", "her", "their", "its"];
+
+/// Whether the word after a span, `next`, is a present participle with an object after it
+/// (`⟨…⟩ leading a crew`): a verb of its own, where a noun in `-ing` the span would modify
+/// (`the ⟨Oslo⟩ meeting`) is not followed by a determiner.
+fn participle_with_object(rest: &[char], next: &str) -> bool {
+    if !next.ends_with("ing") {
+        return false;
+    }
+    let object: String = rest.iter().skip(1 + next.chars().count()).take(8).collect();
+    object
+        .strip_prefix(' ')
+        .and_then(|object| object.split_once(' '))
+        .is_some_and(|(word, _)| OBJECT_DETERMINERS.contains(&word))
 }
 
 /// Whether the mention modifies the noun after it: a lower-case content word follows after one
@@ -2828,6 +3097,238 @@ mod tests {
         ] {
             assert_eq!(
                 reading(text, "Krell Patrol", EntityType::Misc).implied,
+                None,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_aside_in_brackets_ends_no_list_a_plural_kind_heads() {
+        use EntityType::{Datetime, Misc, Org};
+        let text = "She wrote the novels Quorn (1990), Velt Road (set in Oslo in 1920) and Brisk \
+                    (with Zorb Press).";
+        let got = readings(
+            text,
+            &[
+                ("Quorn", Misc),
+                ("1990", Datetime),
+                ("Velt Road", Misc),
+                ("1920", Datetime),
+                ("Brisk", Misc),
+                ("Zorb Press", Org),
+            ],
+        );
+        for reading in [&got[0], &got[2], &got[4]] {
+            assert_eq!(reading.kind.as_deref(), Some("a novel"), "{text}");
+            assert_eq!(reading.slot, Slot::Head, "{text}");
+        }
+        // A name in the aside is no member.
+        assert_eq!(got[5].kind, None);
+        // What follows an aside is a member only after a list separator; a singular kind heads
+        // no list.
+        for (text, spans) in [
+            (
+                "the films Quorn (1997) with Velt in it.",
+                &[("Quorn", Misc), ("1997", Datetime), ("Velt", Misc)][..],
+            ),
+            (
+                "the film Quorn (1997), Velt and Brisk.",
+                &[("Quorn", Misc), ("1997", Datetime), ("Velt", Misc)][..],
+            ),
+        ] {
+            let got = readings(text, spans);
+            assert_eq!(got[2].kind, None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_plural_kind_that_includes_names_is_their_kind() {
+        use EntityType::{Datetime, Misc};
+        for (text, spans, kind) in [
+            (
+                "Notable films based on Quill's stories include  Zorba Nights (1981), Velt and \
+                 Brisk.",
+                &[
+                    ("Zorba Nights", Misc),
+                    ("1981", Datetime),
+                    ("Velt", Misc),
+                    ("Brisk", Misc),
+                ][..],
+                "a film",
+            ),
+            (
+                "Her later albums included Zorba.",
+                &[("Zorba", Misc)][..],
+                "an album",
+            ),
+            (
+                "His other roles in animated series and films included Zorba, Velt and Brisk.",
+                &[("Zorba", Misc), ("Velt", Misc), ("Brisk", Misc)][..],
+                "a production",
+            ),
+        ] {
+            let got = readings(text, spans);
+            for reading in got.iter().filter(|reading| reading.listed) {
+                assert_eq!(reading.kind.as_deref(), Some(kind), "{text}");
+                // Left out, `include` would lose its object.
+                assert_eq!(reading.slot, Slot::Head, "{text}");
+            }
+            assert_eq!(
+                got.iter().filter(|reading| reading.listed).count(),
+                spans.len() - usize::from(spans.len() == 4),
+                "{text}"
+            );
+        }
+        for text in [
+            // The subject's head is no kind noun, nor a plural one; a clause of its own.
+            "Awards given to films include Zorba.",
+            "His best film includes Zorba.",
+            "He says films include Zorba.",
+            // Two kinds with no phrase true of both.
+            "His films and albums include Zorba.",
+        ] {
+            assert_eq!(reading(text, "Zorba", Misc).kind, None, "{text}");
+        }
+    }
+
+    #[test]
+    fn two_plural_kinds_name_what_is_true_of_both() {
+        for (text, entity_type, kind) in [
+            (
+                "in towns and villages such as Zorbholm.",
+                EntityType::Loc,
+                "a settlement",
+            ),
+            (
+                "She wrote novels and memoirs, including Zorbholm.",
+                EntityType::Misc,
+                "a written work",
+            ),
+        ] {
+            assert_eq!(
+                reading(text, "Zorbholm", entity_type).kind.as_deref(),
+                Some(kind),
+                "{text}"
+            );
+        }
+        for text in [
+            "in films and towns such as Zorbholm.",
+            "He sold films and films such as Zorbholm.",
+        ] {
+            assert_eq!(
+                reading(text, "Zorbholm", EntityType::Misc).kind,
+                None,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_debut_on_a_stage_or_a_screen_is_in_a_production() {
+        for text in [
+            "Her Broadway debut came in Zorba Nights at the Velt Theatre.",
+            "His screen debut was in Zorba Nights (1990).",
+            "She made her stage debut in the Zorba Nights.",
+        ] {
+            assert_eq!(
+                reading(text, "Zorba Nights", EntityType::Misc)
+                    .implied
+                    .as_deref(),
+                Some("a production"),
+                "{text}"
+            );
+        }
+        for text in [
+            "He made his debut in Zorba Nights.",
+            "His league debut came in Zorba Nights.",
+        ] {
+            assert_eq!(
+                reading(text, "Zorba Nights", EntityType::Misc).implied,
+                None,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_display_or_a_craft_described_after_a_name_is_its_kind() {
+        for (text, kind, left) in [
+            (
+                "She became part of Zorba Nights, a permanent display at the museum.",
+                "a display",
+                "She became part of a permanent display at the museum.",
+            ),
+            (
+                "a computer that ran the Zorba Nights: the fast interplanetary spacecraft \
+                 belonging to Velt.",
+                "a spacecraft",
+                "a computer that ran the fast interplanetary spacecraft belonging to Velt.",
+            ),
+        ] {
+            let got = reading(text, "Zorba Nights", EntityType::Misc);
+            assert_eq!(got.implied.as_deref(), Some(kind), "{text}");
+            assert_eq!(without(text, &got), left, "{text}");
+        }
+        for text in [
+            // A verb after a colon, `the` after a comma (the next member of a list), a verb
+            // before the name.
+            "He joined Zorba Nights: the band toured Europe.",
+            "He sailed on Zorba Nights, the ship of the line.",
+            "The museum displays Zorba Nights.",
+        ] {
+            let got = reading(text, "Zorba Nights", EntityType::Misc);
+            assert_eq!(got.kind, None, "{text}");
+            assert_eq!(got.implied, None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_participle_with_an_object_is_a_verb_after_a_name() {
+        let chars = |text: &str| text.chars().collect::<Vec<char>>();
+        assert!(followed_by_verb(&chars(" leading a crew")));
+        assert!(followed_by_verb(&chars(" claiming the payment")));
+        assert!(!followed_by_verb(&chars(" building was sold")));
+        assert!(!followed_by_verb(&chars(" meeting in May")));
+        for text in [
+            "In 1990 she created and executive produced Zorba Nights leading a crew.",
+            "She co-produced Zorba Nights.",
+        ] {
+            let got = reading(text, "Zorba Nights", EntityType::Misc);
+            assert_eq!(got.implied.as_deref(), Some("a production"), "{text}");
+            assert_eq!(got.slot, Slot::Head, "{text}");
+        }
+        assert_eq!(
+            reading("the Velt meeting", "Velt", EntityType::Org).slot,
+            Slot::Modifier
+        );
+    }
+
+    #[test]
+    fn what_a_team_is_relegated_to_is_a_division() {
+        for (text, entity_type) in [
+            (
+                "That season Velt was relegated to Zorb Two.",
+                EntityType::Misc,
+            ),
+            (
+                "At the end of it Velt was relegated in Zorb Two.",
+                EntityType::Misc,
+            ),
+            ("The club was relegated from the Zorb Two.", EntityType::Org),
+        ] {
+            assert_eq!(
+                reading(text, "Zorb Two", entity_type).implied.as_deref(),
+                Some("a division"),
+                "{text}"
+            );
+        }
+        for text in [
+            "He was promoted to Zorb Two.",
+            "He was relegated by Zorb Two.",
+        ] {
+            assert_eq!(
+                reading(text, "Zorb Two", EntityType::Misc).implied,
                 None,
                 "{text}"
             );

@@ -985,13 +985,13 @@ fn a_list_a_plural_kind_heads_is_left_out_whole_or_read_as_that_kind() {
         ],
     );
     let sanitized = most_specific(text, &spans);
-    // A year after a member keeps every name of its list, the first read as the kind and the
-    // next as its year makes it (a title cited with its year); the list of films is left out
-    // where it stands, and its first name, mentioned again, reads as a film.
+    // A year after a member keeps every name of its list, each read as the kind: the year is
+    // about the member and ends no list; the list of films is left out where it stands, and its
+    // first name, mentioned again, reads as a film.
     assert_eq!(
         sanitized.document.text,
         "He directed the films, and wrote the albums. He also wrote the novels a novel (the early \
-         1990s) and a creative work (the mid-1990s). A film won an award."
+         1990s) and a novel (the mid-1990s). A film won an award."
     );
     let entities = &sanitized.audit.entities;
     let quibble = entities
