@@ -233,6 +233,8 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Dem, &["suffering", "from"], "a condition"),
     (EntityType::Dem, &["suffered", "from"], "a condition"),
     (EntityType::Dem, &["diagnosed", "with"], "a condition"),
+    (EntityType::Misc, &["death", "from"], "a condition"),
+    (EntityType::Dem, &["death", "from"], "a condition"),
     // A team is relegated to, from or (loosely) in a division of its league.
     (EntityType::Misc, &["relegated", "to"], A_DIVISION),
     (EntityType::Misc, &["relegated", "from"], A_DIVISION),
@@ -920,6 +922,21 @@ fn read_in(
                 .then(|| "a sports team".to_owned())
             })
             .or(only_an_organization)
+    } else if kind.is_none() && !possessive && !names_something {
+        // A common noun names nothing, but what a verb says its object is holds of it too:
+        // `died of ⟨poisoning⟩`, `complicity in ⟨fraud⟩`. A gerund with its own object
+        // (`complicity in ⟨defrauding⟩ the state`) is a verb phrase no noun can stand for.
+        let next: String = after_quote(chars, end, 8).to_lowercase();
+        let gerund_with_object = surface.ends_with("ing")
+            && ["the", "a", "an", "his", "her", "its", "their", "our", "my", "your"]
+                .iter()
+                .any(|determiner| {
+                    next.strip_prefix(' ')
+                        .and_then(|rest| rest.strip_prefix(determiner))
+                        .is_some_and(|rest| rest.starts_with(' '))
+                });
+        implied_kind(chars, start, entity_type)
+            .filter(|kind| COMMON_NOUN_FRAME_KINDS.contains(&kind.as_str()) && !gerund_with_object)
     } else {
         None
     };
@@ -1136,6 +1153,10 @@ const LIST_CONTINUATIONS: &[&str] = &[
 pub(crate) fn is_list_separator(between: &str) -> bool {
     matches!(between, ", " | " and " | ", and " | " or " | ", or ")
 }
+
+/// What FRAMES say of their object whether it is a name or a common noun: a state or a deed,
+/// not a thing one names.
+const COMMON_NOUN_FRAME_KINDS: &[&str] = &["a condition", "an offence"];
 
 /// The kind the words before the name imply it is (`played for the ⟨…⟩` → `a team`), past one
 /// determiner.
@@ -2421,6 +2442,29 @@ mod tests {
                 Some(kind),
                 "{text}"
             );
+        }
+        // A common noun is no name, but a state or a deed the verb types is still one.
+        for (text, span, entity_type, kind) in [
+            ("He died of zorbosis at 70.", "zorbosis", EntityType::Misc, Some("a condition")),
+            (
+                "His death from quarnitis moved her.",
+                "quarnitis",
+                EntityType::Dem,
+                Some("a condition"),
+            ),
+            (
+                "complicity in vexing, and fraud",
+                "vexing",
+                EntityType::Misc,
+                Some("an offence"),
+            ),
+            // A gerund with its object is a verb phrase.
+            ("complicity in vexing the state", "vexing", EntityType::Misc, None),
+            // Nothing a common noun is a name of: no song, no organisation.
+            ("He sang ballads.", "ballads", EntityType::Misc, None),
+            ("She later joined forces.", "forces", EntityType::Org, None),
+        ] {
+            assert_eq!(implied(text, span, entity_type).as_deref(), kind, "{text}");
         }
         assert_eq!(
             implied(
