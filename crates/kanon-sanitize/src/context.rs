@@ -234,6 +234,13 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Dem, &["suffered", "from"], "a condition"),
     (EntityType::Dem, &["diagnosed", "with"], "a condition"),
     (EntityType::Misc, &["death", "from"], "a condition"),
+    // What one studies, majors or takes a degree in is a subject.
+    (EntityType::Misc, &["studied"], "a subject"),
+    (EntityType::Misc, &["majored", "in"], "a subject"),
+    (EntityType::Misc, &["degree", "in"], "a subject"),
+    (EntityType::Dem, &["studied"], "a subject"),
+    (EntityType::Dem, &["majored", "in"], "a subject"),
+    (EntityType::Dem, &["degree", "in"], "a subject"),
     (EntityType::Dem, &["death", "from"], "a condition"),
     // A team is relegated to, from or (loosely) in a division of its league.
     (EntityType::Misc, &["relegated", "to"], A_DIVISION),
@@ -928,13 +935,15 @@ fn read_in(
         // (`complicity in ⟨defrauding⟩ the state`) is a verb phrase no noun can stand for.
         let next: String = after_quote(chars, end, 8).to_lowercase();
         let gerund_with_object = surface.ends_with("ing")
-            && ["the", "a", "an", "his", "her", "its", "their", "our", "my", "your"]
-                .iter()
-                .any(|determiner| {
-                    next.strip_prefix(' ')
-                        .and_then(|rest| rest.strip_prefix(determiner))
-                        .is_some_and(|rest| rest.starts_with(' '))
-                });
+            && [
+                "the", "a", "an", "his", "her", "its", "their", "our", "my", "your",
+            ]
+            .iter()
+            .any(|determiner| {
+                next.strip_prefix(' ')
+                    .and_then(|rest| rest.strip_prefix(determiner))
+                    .is_some_and(|rest| rest.starts_with(' '))
+            });
         implied_kind(chars, start, entity_type)
             .filter(|kind| COMMON_NOUN_FRAME_KINDS.contains(&kind.as_str()) && !gerund_with_object)
     } else {
@@ -1005,8 +1014,11 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
                 entity_type,
                 EntityType::Org | EntityType::Misc | EntityType::Loc
             )
+            // A member written in lower case is still one where a separator sets it in the
+            // list (`cities like Alpha, beta and Gamma`).
             && chars.get(start..end).is_some_and(|span| {
-                written_as_a_name(&span.iter().filter(|c| !is_quote(**c)).collect::<String>())
+                let span: String = span.iter().filter(|c| !is_quote(**c)).collect();
+                written_as_a_name(&span) || lower_case_name(&span)
             })
         {
             let kind = readings[previous.unwrap_or(current)].kind.clone();
@@ -2445,7 +2457,12 @@ mod tests {
         }
         // A common noun is no name, but a state or a deed the verb types is still one.
         for (text, span, entity_type, kind) in [
-            ("He died of zorbosis at 70.", "zorbosis", EntityType::Misc, Some("a condition")),
+            (
+                "He died of zorbosis at 70.",
+                "zorbosis",
+                EntityType::Misc,
+                Some("a condition"),
+            ),
             (
                 "His death from quarnitis moved her.",
                 "quarnitis",
@@ -2459,7 +2476,24 @@ mod tests {
                 Some("an offence"),
             ),
             // A gerund with its object is a verb phrase.
-            ("complicity in vexing the state", "vexing", EntityType::Misc, None),
+            (
+                "complicity in vexing the state",
+                "vexing",
+                EntityType::Misc,
+                None,
+            ),
+            (
+                "She then studied Zorbology at Oslo.",
+                "Zorbology",
+                EntityType::Dem,
+                Some("a subject"),
+            ),
+            (
+                "a degree in Zorbology",
+                "Zorbology",
+                EntityType::Misc,
+                Some("a subject"),
+            ),
             // Nothing a common noun is a name of: no song, no organisation.
             ("He sang ballads.", "ballads", EntityType::Misc, None),
             ("She later joined forces.", "forces", EntityType::Org, None),
@@ -2809,11 +2843,11 @@ mod tests {
         // after the last: each member keeps a place of its own, read as the kind.
         for (text, spans) in [
             (
-                "in cities like Alpha, Beta, gamma and Delta.",
+                "in cities like Alpha, Beta, 1990 and Delta.",
                 &[
                     ("Alpha", Loc),
                     ("Beta", Loc),
-                    ("gamma", Loc),
+                    ("1990", Datetime),
                     ("Delta", Loc),
                 ][..],
             ),
@@ -2837,6 +2871,17 @@ mod tests {
                 "{text}"
             );
         }
+        // A member in lower case is one where separators set it in the list.
+        let lower = readings(
+            "hotels in cities like Alpha, beta and Gamma.",
+            &[("Alpha", Loc), ("beta", Loc), ("Gamma", Loc)],
+        );
+        assert!(
+            lower
+                .iter()
+                .all(|reading| reading.listed && reading.kind.as_deref() == Some("a city")),
+            "{lower:?}"
+        );
         // A title right before a name, and a name after a count, modify what follows.
         let titled = readings(
             "He lost to former President Alpha Beta in 2016, and owns three Oslo cafés.",

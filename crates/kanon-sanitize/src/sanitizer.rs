@@ -1061,6 +1061,14 @@ impl<'m> Sanitizer<'m> {
                     plan.choice = Some(rank + 1);
                     plan.reason = Reason::NotGuessed;
                 }
+                // A modifier every candidate of which an attacker breaks is left out rather
+                // than labelled (`a ⟨Zorbian⟩ goalkeeper` → `a goalkeeper`): what remains is
+                // true, and says less than any candidate would.
+                None if entities.droppable(group) => {
+                    plan.replacement = String::new();
+                    plan.choice = None;
+                    plan.reason = Reason::Dropped;
+                }
                 None => {
                     plan.replacement = group.label();
                     plan.choice = None;
