@@ -1945,22 +1945,6 @@ fn counted_list(chars: &[char], at: usize) -> Option<StatedKind> {
     (titles_to_the_end(chars, at) == count).then_some(found)
 }
 
-/// Months, which a time between a kind noun and a naming word may hold (`in May 2004`).
-const MONTHS: &[&str] = &[
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 /// How many of the words before a naming word (nearest first) are a time (`in 2004`, `in May
 /// 2004`), which says when the thing was made, not what it is.
 fn time_between(words: &[String]) -> Option<usize> {
@@ -1971,7 +1955,7 @@ fn time_between(words: &[String]) -> Option<usize> {
     let past_month = usize::from(
         words
             .get(1)
-            .is_some_and(|word| MONTHS.contains(&word.as_str())),
+            .is_some_and(|word| kanon_kg::date::MONTHS.contains(&word.as_str())),
     );
     (words.get(1 + past_month)? == "in").then_some(2 + past_month)
 }
