@@ -933,17 +933,8 @@ fn read_in(
         // A common noun names nothing, but what a verb says its object is holds of it too:
         // `died of ⟨poisoning⟩`, `complicity in ⟨fraud⟩`. A gerund with its own object
         // (`complicity in ⟨defrauding⟩ the state`) is a verb phrase no noun can stand for.
-        let next: String = after_quote(chars, end, 8).to_lowercase();
-        let gerund_with_object = surface.ends_with("ing")
-            && [
-                "the", "a", "an", "his", "her", "its", "their", "our", "my", "your",
-            ]
-            .iter()
-            .any(|determiner| {
-                next.strip_prefix(' ')
-                    .and_then(|rest| rest.strip_prefix(determiner))
-                    .is_some_and(|rest| rest.starts_with(' '))
-            });
+        let gerund_with_object =
+            surface.ends_with("ing") && object_follows(&chars[past_closing_quote(chars, end)..]);
         implied_kind(chars, start, entity_type)
             .filter(|kind| COMMON_NOUN_FRAME_KINDS.contains(&kind.as_str()) && !gerund_with_object)
     } else {
@@ -2202,20 +2193,28 @@ pub(crate) fn followed_by_verb(rest: &[char]) -> bool {
 }
 
 /// Determiners that open an object after a verb.
-const OBJECT_DETERMINERS: &[&str] = &["a", "an", "the", "his", "her", "their", "its"];
+const OBJECT_DETERMINERS: &[&str] = &[
+    "a", "an", "the", "his", "her", "their", "its", "our", "my", "your",
+];
+
+/// Whether an object opens after the one space `rest` starts with: a determiner, whatever its
+/// case, and a space after it (`⟨…⟩ leading a crew`, `complicity in ⟨defrauding⟩ the state`).
+fn object_follows(rest: &[char]) -> bool {
+    let object: String = rest.iter().take(8).collect::<String>().to_lowercase();
+    object
+        .strip_prefix(' ')
+        .and_then(|object| object.split_once(' '))
+        .is_some_and(|(word, _)| OBJECT_DETERMINERS.contains(&word))
+}
 
 /// Whether the word after a span, `next`, is a present participle with an object after it
 /// (`⟨…⟩ leading a crew`): a verb of its own, where a noun in `-ing` the span would modify
 /// (`the ⟨Oslo⟩ meeting`) is not followed by a determiner.
 fn participle_with_object(rest: &[char], next: &str) -> bool {
-    if !next.ends_with("ing") {
-        return false;
-    }
-    let object: String = rest.iter().skip(1 + next.chars().count()).take(8).collect();
-    object
-        .strip_prefix(' ')
-        .and_then(|object| object.split_once(' '))
-        .is_some_and(|(word, _)| OBJECT_DETERMINERS.contains(&word))
+    next.ends_with("ing")
+        && rest
+            .get(1 + next.chars().count()..)
+            .is_some_and(object_follows)
 }
 
 /// Whether the mention modifies the noun after it: a lower-case content word follows after one

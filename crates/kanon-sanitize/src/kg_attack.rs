@@ -160,22 +160,16 @@ impl KgAttacker {
             };
             let kinds = crate::ontology::fact_kind_rungs(entity_type, index.term_properties(term));
             let kinds = kinds.into_iter().map(|rung| rung.text);
-            for phrase in generalizations(entity_type, &text).into_iter().chain(kinds) {
-                if let Some(key) = normalize_term(&phrase) {
-                    let terms = covers.entry(key).or_default();
-                    if terms.last() != Some(&term) {
-                        terms.push(term);
-                    }
-                }
-            }
-            for phrase in crate::ontology::containing_rungs(entity_type, &text) {
-                if let Some(key) = normalize_term(&phrase) {
-                    let terms = within.entry(key).or_default();
-                    if terms.last() != Some(&term) {
-                        terms.push(term);
-                    }
-                }
-            }
+            record(
+                &mut covers,
+                generalizations(entity_type, &text).into_iter().chain(kinds),
+                term,
+            );
+            record(
+                &mut within,
+                crate::ontology::containing_rungs(entity_type, &text),
+                term,
+            );
         }
         KgAttacker {
             index,
@@ -303,6 +297,22 @@ impl KgAttacker {
                 people,
                 &self.labeler,
             ),
+        }
+    }
+}
+
+/// Adds `term` to the terms of each of `phrases` (normalised) in `map`, once.
+fn record(
+    map: &mut FxHashMap<String, Vec<u32>>,
+    phrases: impl IntoIterator<Item = String>,
+    term: u32,
+) {
+    for phrase in phrases {
+        if let Some(key) = normalize_term(&phrase) {
+            let terms = map.entry(key).or_default();
+            if terms.last() != Some(&term) {
+                terms.push(term);
+            }
         }
     }
 }

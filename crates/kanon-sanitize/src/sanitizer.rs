@@ -1171,13 +1171,13 @@ fn kg_targets(kg: &KgAttacker, terms: &[u32], plans: &[Plan]) -> Vec<Target> {
         }
         Allocation::Best => {
             let known = KnownCandidates::of(kg, plans);
-            let greedy = repaired_greedy(kg, terms, &known);
+            let in_document_order = known.greedy(kg, terms, &known.order(), None);
+            let greedy_allowed = allowed(&in_document_order);
+            let greedy = repaired_greedy(kg, terms, &known, in_document_order);
             let balanced = balanced_positions(kg, terms, &known);
-            let allowed = |positions: &[Option<usize>]| positions.iter().flatten().count();
-            let in_document_order = allowed(&known.greedy(kg, terms, &known.order(), None));
             if allowed(&balanced) > allowed(&greedy) {
                 known.targets(&balanced)
-            } else if allowed(&greedy) > in_document_order {
+            } else if allowed(&greedy) > greedy_allowed {
                 known.targets(&greedy)
             } else {
                 free()
@@ -1277,15 +1277,25 @@ impl KnownCandidates {
     }
 }
 
-/// Greedy in document order, then repaired: an entity greedy leaves without a candidate is
+/// How many entities `positions` leave a candidate.
+fn allowed(positions: &[Option<usize>]) -> usize {
+    positions.iter().flatten().count()
+}
+
+/// Greedy in document order (`in_document_order`, [`KnownCandidates::greedy`]'s), then
+/// repaired: an entity greedy leaves without a candidate is
 /// decided first — at its most specific candidate safe beside the fixed choices, or failing a
 /// gain, its least specific — and the rest follow greedily in document order; a new order is
 /// kept when it leaves more entities a candidate, until none does. Each round keeps at least
 /// one more entity, so it ends within as many rounds as there are entities.
-fn repaired_greedy(kg: &KgAttacker, terms: &[u32], known: &KnownCandidates) -> Vec<Option<usize>> {
-    let allowed = |positions: &[Option<usize>]| positions.iter().flatten().count();
+fn repaired_greedy(
+    kg: &KgAttacker,
+    terms: &[u32],
+    known: &KnownCandidates,
+    in_document_order: Vec<Option<usize>>,
+) -> Vec<Option<usize>> {
     let mut order = known.order();
-    let mut best = known.greedy(kg, terms, &order, None);
+    let mut best = in_document_order;
     // Only an entity with a candidate safe beside the fixed choices alone can gain by going
     // first.
     let viable: Vec<bool> = known
@@ -2155,8 +2165,9 @@ mod tests {
                 [Some(0), None, Some(0)]
             );
             // Repaired: B first, then A at its broad candidate and C at its specific one.
+            let in_document_order = known.greedy(&kg, &[], &known.order(), None);
             assert_eq!(
-                repaired_greedy(&kg, &[], &known),
+                repaired_greedy(&kg, &[], &known, in_document_order),
                 [Some(1), Some(0), Some(0)]
             );
         }

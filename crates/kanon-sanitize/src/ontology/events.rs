@@ -117,34 +117,8 @@ const OLYMPICS: &[&str] = &[
 /// edition's number. Words spelt in its letters are mostly no valid numeral (`mid`, `civil`,
 /// `dim`) or a larger one (`mix`).
 fn edition_number(word: &str) -> bool {
-    let value = |c: char| match c.to_ascii_uppercase() {
-        'I' => Some(1),
-        'V' => Some(5),
-        'X' => Some(10),
-        'L' => Some(50),
-        'C' => Some(100),
-        _ => None,
-    };
-    let Some(values) = word.chars().map(value).collect::<Option<Vec<u32>>>() else {
-        return false;
-    };
-    if values.len() < 2 {
-        return false;
-    }
-    let mut total = 0;
-    for (i, &v) in values.iter().enumerate() {
-        match values.get(i + 1) {
-            // Only I before V or X, X before L or C subtract.
-            Some(&next) if v < next => {
-                if !matches!((v, next), (1, 5) | (1, 10) | (10, 50) | (10, 100)) {
-                    return false;
-                }
-                total -= v as i64;
-            }
-            _ => total += v as i64,
-        }
-    }
-    (2..=100).contains(&total)
+    word.chars().count() >= 2
+        && super::works::roman_numeral(word).is_some_and(|value| (2..=100).contains(&value))
 }
 
 /// Whether the name opens with its organiser's initials (`ABU Cup`, `CONCACAF Gold Cup`): two

@@ -213,12 +213,7 @@ pub fn containing_rungs(entity_type: EntityType, surface: &str) -> Vec<String> {
         EntityType::Dem => {
             return vocabulary
                 .country_of_demonym(bare)
-                .map(|country| {
-                    places::country(country)
-                        .into_iter()
-                        .map(|rung| rung.text)
-                        .collect()
-                })
+                .map(places::country_texts)
                 .unwrap_or_default();
         }
         _ => return Vec::new(),

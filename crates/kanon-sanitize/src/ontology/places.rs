@@ -12,7 +12,12 @@ use super::{Rung, RungSource};
 
 /// A country's rungs: `a country in Northern Europe`, `a country in Europe`, `a country`.
 pub(super) fn country(country: &Country) -> Vec<Rung> {
-    Rung::all(RungSource::UnM49, climb("a country", country, false))
+    Rung::all(RungSource::UnM49, country_texts(country))
+}
+
+/// The texts of [`country`]'s rungs.
+pub(super) fn country_texts(country: &Country) -> Vec<String> {
+    climb("a country", country, false)
 }
 
 /// A city's rungs: its first-level region, its country, the country's sub-region and region.
@@ -70,28 +75,19 @@ pub(super) fn town(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
 /// attacker reads whom a rung stands for: a city's or a town's first-level region's rungs and
 /// its country's; a region's country's. Someone the KG places in Louisville was born in a state
 /// of the United States, so `a state in the United States` stands for them as much as for
-/// someone it places in Kentucky. Only a name read as one place has them: `None` for a country
-/// (its rungs are its own), a name that is both a city and a region elsewhere, a qualified or a
-/// self-describing name, and towns of one name in several regions (their country, where
-/// they share it).
+/// someone it places in Kentucky. Only a name read as one place has them: `None` for a name
+/// that is both a city and a region elsewhere, a qualified or a self-describing name, and towns
+/// of one name in several regions (their country, where they share it). A country is its
+/// caller's to read ([`super::containing_rungs`]: its demonym's adjectives).
 pub(super) fn containing(vocabulary: &Vocabulary, name: &str) -> Option<Vec<String>> {
-    if vocabulary.country(name).is_some()
-        || name.contains(", ")
-        || city_or_region(vocabulary, name).is_some()
-    {
+    if name.contains(", ") || city_or_region(vocabulary, name).is_some() {
         return None;
     }
-    let country_rungs = |country: &Country| {
-        climb("a country", country, false)
-            .into_iter()
-            .collect::<Vec<_>>()
-    };
     let region_rungs = |region: &str, country: &Country| -> Vec<String> {
         vocabulary
             .first_level_region(region)
             .filter(|found| found.country == country.name)
-            .and_then(|found| first_level_kind(&country.name, &found.name))
-            .map(|kind| climb(kind, country, true))
+            .and_then(|found| region_texts(found, country))
             .unwrap_or_default()
     };
     if let Some(city) = vocabulary.city(name) {
@@ -101,11 +97,11 @@ pub(super) fn containing(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Stri
             .as_deref()
             .map(|region| region_rungs(region, country))
             .unwrap_or_default();
-        rungs.extend(country_rungs(country));
+        rungs.extend(country_texts(country));
         return Some(rungs);
     }
     if let Some(region) = vocabulary.first_level_region(name) {
-        return Some(country_rungs(vocabulary.country(&region.country)?));
+        return Some(country_texts(vocabulary.country(&region.country)?));
     }
     let towns = vocabulary.towns(name);
     let first = towns.first()?;
@@ -123,7 +119,7 @@ pub(super) fn containing(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Stri
         }
         _ => Vec::new(),
     };
-    rungs.extend(country_rungs(country));
+    rungs.extend(country_texts(country));
     Some(rungs)
 }
 
@@ -132,8 +128,17 @@ pub(super) fn containing(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Stri
 pub(super) fn first_level_region(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     let region: &FirstLevelRegion = vocabulary.first_level_region(name)?;
     let country = vocabulary.country(&region.country)?;
+    Some(Rung::all(
+        RungSource::GeoNames,
+        region_texts(region, country)?,
+    ))
+}
+
+/// The texts of a region's rungs in its `country`, named by the word the country uses for its
+/// first-level divisions; none where no one word is true of all of them.
+fn region_texts(region: &FirstLevelRegion, country: &Country) -> Option<Vec<String>> {
     let kind = first_level_kind(&country.name, &region.name)?;
-    Some(Rung::all(RungSource::GeoNames, climb(kind, country, true)))
+    Some(climb(kind, country, true))
 }
 
 /// A demonym's rungs: the adjectives of its country's sub-region and region.

@@ -23,11 +23,38 @@ pub(super) fn rungs(title: &str) -> Option<Vec<Rung>> {
     Some(vec![Rung::new(RungSource::StatedKind, kind)])
 }
 
-/// An edition's number: a Roman numeral (`II`, `XLV`) or digits.
-pub(super) fn is_edition(word: &str) -> bool {
-    !word.is_empty()
-        && (word.chars().all(|c| c.is_ascii_digit())
-            || word.len() <= 7 && word.chars().all(|c| "IVXLCDM".contains(c)))
+/// An edition's number: digits, or a Roman numeral in capitals (`II`, `XLV`).
+fn is_edition(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit())
+        || word.chars().all(|c| c.is_ascii_uppercase()) && roman_numeral(word).is_some()
+}
+
+/// The value of a Roman numeral of I, V, X, L and C, whatever its case (`xlv` → 45); none for
+/// a word in those letters that is no valid numeral (`civil`: only I before V or X and X before
+/// L or C subtract).
+pub(super) fn roman_numeral(word: &str) -> Option<u32> {
+    let value = |c: char| match c.to_ascii_uppercase() {
+        'I' => Some(1),
+        'V' => Some(5),
+        'X' => Some(10),
+        'L' => Some(50),
+        'C' => Some(100),
+        _ => None,
+    };
+    let values = word.chars().map(value).collect::<Option<Vec<i64>>>()?;
+    let mut total = 0;
+    for (i, &v) in values.iter().enumerate() {
+        match values.get(i + 1) {
+            Some(&next) if v < next => {
+                if !matches!((v, next), (1, 5) | (1, 10) | (10, 50) | (10, 100)) {
+                    return None;
+                }
+                total -= v;
+            }
+            _ => total += v,
+        }
+    }
+    u32::try_from(total).ok().filter(|&total| total > 0)
 }
 
 #[cfg(test)]
@@ -51,5 +78,8 @@ mod tests {
         assert!(texts("the home movie").is_empty());
         assert!(texts("Movie").is_empty());
         assert!(texts("Film Noir Nights").is_empty());
+        assert_eq!(roman_numeral("xlv"), Some(45));
+        assert_eq!(roman_numeral("IX"), Some(9));
+        assert_eq!(roman_numeral("civil"), None);
     }
 }
