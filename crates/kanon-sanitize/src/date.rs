@@ -49,6 +49,11 @@ pub enum DateValue {
     Decade(i32),
     /// 21 for the 21st century.
     Century(i32),
+    /// The turn into a century, the 21st for `the late 20th or early 21st century`: the second
+    /// half of the century before and the first half of this one (1950–2049). Above a
+    /// century, so that a year whose century alone is rare (a KG of birth years knows few
+    /// people born after 2000) still has a period shared by many.
+    CenturyTurn(i32),
     /// A span of years written as one (`1981/82`, `1909–10`: a sports season, a financial
     /// year; `1921–1958`), `from` before `to`.
     Years {
@@ -707,7 +712,7 @@ impl DateValue {
             DateValue::DecadePart { decade, .. } => Some(DateValue::Decade(decade)),
             // Common usage: the 2000s belong to the 21st century, like 2000 itself.
             DateValue::Decade(decade) => Some(DateValue::Century(decade.div_euclid(100) + 1)),
-            DateValue::Century(_) => None,
+            DateValue::Century(_) | DateValue::CenturyTurn(_) => None,
             DateValue::PartOf { year, month, .. } => match (year, month) {
                 (year, Some(month)) => Some(DateValue::Month { year, month }),
                 (Some(year), None) => Some(DateValue::Year(year)),
@@ -778,6 +783,11 @@ impl DateValue {
             },
             DateValue::Decade(decade) => format!("the {decade}s"),
             DateValue::Century(century) => format!("the {} century", ordinal(century)),
+            DateValue::CenturyTurn(century) => format!(
+                "the late {} or early {} century",
+                ordinal(century - 1),
+                ordinal(century)
+            ),
             DateValue::Years { from, to } => format!("{from}–{to}"),
             DateValue::PartOf { year, month, part } => {
                 let whole = match month {
@@ -806,6 +816,17 @@ impl DateValue {
                 last.value().to_phrase()
             ),
         }
+    }
+}
+
+/// The century whose turn holds the decade starting `decade`: its own in its first half (the
+/// 2000s: the 21st), the next in its second (the 1980s: the 21st too).
+fn century_turn_of(decade: i32) -> i32 {
+    let century = decade.div_euclid(100) + 1;
+    if decade.rem_euclid(100) >= 50 {
+        century + 1
+    } else {
+        century
     }
 }
 
@@ -841,6 +862,14 @@ impl ParsedDate {
                 )
             });
         }
+        let turn = std::iter::once(self.value)
+            .chain(rungs.iter().copied())
+            .find_map(|rung| match rung {
+                DateValue::Decade(decade) => Some(decade),
+                _ => None,
+            })
+            .map(century_turn_of)
+            .filter(|&century| century >= 2);
         if rungs.len() > max
             && let Some(index) = rungs
                 .iter()
@@ -853,6 +882,12 @@ impl ParsedDate {
             rungs.remove(rungs.len() - 2);
         }
         rungs.truncate(max);
+        // Only where there is room: the turn says less than every rung before it.
+        if let Some(century) = turn
+            && rungs.len() < max
+        {
+            rungs.push(DateValue::CenturyTurn(century));
+        }
         // `the 1981/82 season` → `a season in the early 1980s`.
         let with_noun = |phrase: String| match &self.noun {
             Some(noun) => format!("a {noun} in {phrase}"),
@@ -894,10 +929,46 @@ mod tests {
     }
 
     #[test]
+    fn a_century_turn_holds_the_halves_either_side_of_it() {
+        // The 2000s and the 1980s share a turn; the 1940s belong to the one before.
+        for (text, turn) in [
+            ("2003", "the late 20th or early 21st century"),
+            ("1985", "the late 20th or early 21st century"),
+            ("1949", "the late 19th or early 20th century"),
+            ("the 1950s", "the late 20th or early 21st century"),
+        ] {
+            assert_eq!(
+                ladder(text).last().map(String::as_str),
+                Some(turn),
+                "{text}"
+            );
+        }
+        // Only where there is room below the limit: a day's five rungs keep their century.
+        assert_eq!(
+            ladder("5 August 2003"),
+            [
+                "August 2003",
+                "summer 2003",
+                "2003",
+                "the early 2000s",
+                "the 21st century"
+            ]
+        );
+        // A century alone says nothing of its half; nor does a span across decades.
+        assert_eq!(ladder("the 19th century"), Vec::<String>::new());
+        assert_eq!(ladder("1612 – March 3, 1688"), ["the 17th century"]);
+    }
+
+    #[test]
     fn a_year_of_three_digits_climbs_to_its_century() {
         assert_eq!(
             ladder("345"),
-            ["the mid-340s", "the 340s", "the 4th century"]
+            [
+                "the mid-340s",
+                "the 340s",
+                "the 4th century",
+                "the late 3rd or early 4th century"
+            ]
         );
         assert_eq!(
             ladder("May 612"),
@@ -910,7 +981,14 @@ mod tests {
             ]
         );
         assert_eq!(ladder("3 June 612")[0], "June 612");
-        assert_eq!(ladder("251–259"), ["the 250s", "the 3rd century"]);
+        assert_eq!(
+            ladder("251–259"),
+            [
+                "the 250s",
+                "the 3rd century",
+                "the late 3rd or early 4th century"
+            ]
+        );
         // Two digits may be a day, an age or a short year; ISO 8601 writes four.
         for text in ["47", "100-10", "100-10-10", "1234567"] {
             assert_eq!(parse_date(text), None, "{text}");
@@ -922,7 +1000,13 @@ mod tests {
         // With its article, the year itself reads in the span's place.
         assert_eq!(
             ladder("the second half of 1878"),
-            ["1878", "the late 1870s", "the 1870s", "the 19th century"]
+            [
+                "1878",
+                "the late 1870s",
+                "the 1870s",
+                "the 19th century",
+                "the late 19th or early 20th century"
+            ]
         );
         assert_eq!(
             ladder("in the last quarter of 2011"),
@@ -930,18 +1014,29 @@ mod tests {
                 "in 2011",
                 "in the early 2010s",
                 "in the 2010s",
-                "in the 21st century"
+                "in the 21st century",
+                "in the late 20th or early 21st century"
             ]
         );
         // Without it, the text's `the` stands before the span: only rungs with their own.
         assert_eq!(
             ladder("second half of 1878"),
-            ["the late 1870s", "the 1870s", "the 19th century"]
+            [
+                "the late 1870s",
+                "the 1870s",
+                "the 19th century",
+                "the late 19th or early 20th century"
+            ]
         );
         assert_eq!(ladder("first quarter of May 1962"), Vec::<String>::new());
         assert_eq!(
             ladder("first half of March 1962"),
-            ["the early 1960s", "the 1960s", "the 20th century"]
+            [
+                "the early 1960s",
+                "the 1960s",
+                "the 20th century",
+                "the late 20th or early 21st century"
+            ]
         );
         assert_eq!(ladder("first half of May"), Vec::<String>::new());
         // `at the end of 1962` is `in 1962`; without its `at`, the span would leave it before
@@ -977,11 +1072,20 @@ mod tests {
         assert_eq!(ladder("1612 – March 3, 1688"), ["the 17th century"]);
         assert_eq!(
             ladder("1903 – May 1, 1909"),
-            ["the 1900s", "the 20th century"]
+            [
+                "the 1900s",
+                "the 20th century",
+                "the late 19th or early 20th century"
+            ]
         );
         assert_eq!(
             ladder("Between 2 May 1971 and 9 June 1972"),
-            ["In the early 1970s", "In the 1970s", "In the 20th century"]
+            [
+                "In the early 1970s",
+                "In the 1970s",
+                "In the 20th century",
+                "In the late 20th or early 21st century"
+            ]
         );
         assert_eq!(
             ladder("from 4 to 19 June 1955"),
@@ -995,12 +1099,21 @@ mod tests {
         );
         assert_eq!(
             ladder("between 333 and 339"),
-            ["in the 330s", "in the 4th century"]
+            [
+                "in the 330s",
+                "in the 4th century",
+                "in the late 3rd or early 4th century"
+            ]
         );
         assert_eq!(ladder("6-8 April 1955")[0], "April 1955");
         assert_eq!(
             ladder("31 December 1977/1 January 1978"),
-            ["the late 1970s", "the 1970s", "the 20th century"]
+            [
+                "the late 1970s",
+                "the 1970s",
+                "the 20th century",
+                "the late 20th or early 21st century"
+            ]
         );
         // January and December share a winter's name, not the months between them.
         assert_eq!(
@@ -1025,12 +1138,22 @@ mod tests {
     fn a_list_of_dates_climbs_from_what_holds_them_all() {
         assert_eq!(
             ladder("4 March, 9 July and 2 November 1966"),
-            ["1966", "the mid-1960s", "the 1960s", "the 20th century"]
+            [
+                "1966",
+                "the mid-1960s",
+                "the 1960s",
+                "the 20th century",
+                "the late 20th or early 21st century"
+            ]
         );
         assert_eq!(ladder("on 3, 5 and 30 April 1966")[0], "in April 1966");
         assert_eq!(
             ladder("1971, 1973 and 1978"),
-            ["the 1970s", "the 20th century"]
+            [
+                "the 1970s",
+                "the 20th century",
+                "the late 20th or early 21st century"
+            ]
         );
         // The year after an American date's comma is its own.
         assert_eq!(

@@ -47,13 +47,38 @@ fn each_precision_starts_one_rung_above() {
     assert_eq!(ladder("December 1999")[0], "winter 1999");
     assert_eq!(
         ladder("1987"),
-        ["the late 1980s", "the 1980s", "the 20th century"]
+        [
+            "the late 1980s",
+            "the 1980s",
+            "the 20th century",
+            "the late 20th or early 21st century"
+        ]
     );
     assert_eq!(ladder("1995")[0], "the mid-1990s");
-    assert_eq!(ladder("the 1990s"), ["the 20th century"]);
-    assert_eq!(ladder("1990s"), ["the 20th century"]);
-    assert_eq!(ladder("the early 1990s"), ["the 1990s", "the 20th century"]);
-    assert_eq!(ladder("mid-1970s"), ["the 1970s", "the 20th century"]);
+    assert_eq!(
+        ladder("the 1990s"),
+        ["the 20th century", "the late 20th or early 21st century"]
+    );
+    assert_eq!(
+        ladder("1990s"),
+        ["the 20th century", "the late 20th or early 21st century"]
+    );
+    assert_eq!(
+        ladder("the early 1990s"),
+        [
+            "the 1990s",
+            "the 20th century",
+            "the late 20th or early 21st century"
+        ]
+    );
+    assert_eq!(
+        ladder("mid-1970s"),
+        [
+            "the 1970s",
+            "the 20th century",
+            "the late 20th or early 21st century"
+        ]
+    );
     assert_eq!(ladder("summer of 2003")[0], "2003");
     assert_eq!(ladder("19th century"), Vec::<String>::new());
     assert_eq!(ladder("August"), ["summer"]);
@@ -109,12 +134,29 @@ fn values_and_sameness() {
 fn a_span_of_years_climbs_from_the_finest_period_that_holds_both_ends() {
     assert_eq!(
         ladder("1981/82"),
-        ["the early 1980s", "the 1980s", "the 20th century"]
+        [
+            "the early 1980s",
+            "the 1980s",
+            "the 20th century",
+            "the late 20th or early 21st century"
+        ]
     );
-    assert_eq!(ladder("1986/87"), ["the 1980s", "the 20th century"]);
+    assert_eq!(
+        ladder("1986/87"),
+        [
+            "the 1980s",
+            "the 20th century",
+            "the late 20th or early 21st century"
+        ]
+    );
     assert_eq!(
         ladder("1975-6"),
-        ["the mid-1970s", "the 1970s", "the 20th century"]
+        [
+            "the mid-1970s",
+            "the 1970s",
+            "the 20th century",
+            "the late 20th or early 21st century"
+        ]
     );
     assert_eq!(ladder("1909–10"), ["the 20th century"]);
     assert_eq!(ladder("1999/00"), Vec::<String>::new());
@@ -123,7 +165,8 @@ fn a_span_of_years_climbs_from_the_finest_period_that_holds_both_ends() {
         [
             "a season in the early 1960s",
             "a season in the 1960s",
-            "a season in the 20th century"
+            "a season in the 20th century",
+            "a season in the late 20th or early 21st century"
         ]
     );
     assert_eq!(

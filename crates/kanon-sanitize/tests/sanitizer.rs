@@ -270,7 +270,7 @@ fn baseline_strategies() {
         (
             Strategy::LeastSpecific,
             "PERSON 1 was born in a city in the 21st century. PERSON 1 studied at a university and \
-             joined an organization in the 21st century.",
+             joined an organization in the late 20th or early 21st century.",
         ),
     ];
     for (strategy, text) in expected {
