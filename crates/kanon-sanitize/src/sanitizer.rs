@@ -676,8 +676,13 @@ impl<'m> Sanitizer<'m> {
         let count = entity_type == EntityType::Quantity
             && self.config.read_context
             && crate::render::counts_alone(surface);
+        // A duration's rungs keep its form: one word (`a more than 30-week ban`) or a
+        // possessive (`more than 20 years' imprisonment`) qualifies a noun as the span did.
+        let duration = entity_type == EntityType::Datetime
+            && !crate::ontology::kg_rungs(entity_type, surface).is_empty();
         let noun_phrase_misfits = entity_type != EntityType::Dem
             && !count
+            && !duration
             && !representative_left_out
             && used_as_modifier(text, span.end);
         // What the hierarchies know of the entity: its candidates, unless the config or the

@@ -532,7 +532,7 @@ mod tests {
         for (span, first) in [
             ("25 years", "more than 20 years"),
             ("nine months", "less than ten months"),
-            ("thirty-one years'", "more than 30 years"),
+            ("thirty-one years'", "more than 30 years'"),
             ("six years later", "less than ten years later"),
         ] {
             assert_eq!(

@@ -117,7 +117,18 @@ pub(super) fn duration(surface: &str) -> Option<Vec<Rung>> {
     if unit_at == 0 || !after_ok {
         return None;
     }
-    ladder(trimmed)
+    let rungs = ladder(trimmed)?;
+    // `twenty-eight years' imprisonment` → `more than 20 years' imprisonment`.
+    let apostrophe = &surface[trimmed.len()..];
+    Some(
+        rungs
+            .into_iter()
+            .map(|rung| Rung {
+                text: format!("{}{apostrophe}", rung.text),
+                ..rung
+            })
+            .collect(),
+    )
 }
 
 /// `32-week`, `895-day-long`, `twenty-eight-year`: a count of a unit of time in one word, which
@@ -1113,6 +1124,15 @@ mod tests {
     }
 
     #[test]
+    fn a_possessive_duration_keeps_its_apostrophe() {
+        assert_eq!(
+            durations("twenty-eight years'"),
+            ["more than 20 years'", "less than a hundred years'"]
+        );
+        assert_eq!(durations("three months’")[0], "less than ten months’");
+    }
+
+    #[test]
     fn a_duration_in_one_word_reads_as_written() {
         assert_eq!(
             durations("47 weeks"),
@@ -1131,11 +1151,6 @@ mod tests {
             ["more than 30-month", "less than 100-month"]
         );
         assert_eq!(durations("three-Year"), ["less than 10-Year"]);
-        // A possessive's count reads as the plain one's.
-        assert_eq!(
-            durations("thirty-six years'"),
-            durations("thirty-six years")
-        );
         for surface in [
             "one-year",
             "year-long",
