@@ -262,7 +262,35 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Org, &["signed", "with"], AN_ORGANIZATION),
     (EntityType::Org, &["signed", "to"], AN_ORGANIZATION),
     (EntityType::Org, &["issued", "by"], AN_ORGANIZATION),
+    // Whatever one chairs, presides over or makes a career at is a body of some kind.
+    (EntityType::Org, &["chairman", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["chairwoman", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["chairperson", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["vice-chairman", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["president", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["vice-president", "of"], AN_ORGANIZATION),
+    (EntityType::Org, &["career", "at"], AN_ORGANIZATION),
 ];
+
+/// Verbs of playing a sport that, with a position after `as`, make the name after `for` a team
+/// (`plays as a goalkeeper for ⟨…⟩`).
+const PLAYING: &[&str] = &["plays", "played", "playing"];
+
+/// Whether the words before a name (nearest first, lower-cased, past a determiner) play a
+/// position for it: `for`, the position in at most three words, `as`, a verb of playing.
+fn plays_as_for(before: &[String]) -> bool {
+    let [preposition, position @ ..] = before else {
+        return false;
+    };
+    preposition == "for"
+        && position.iter().take(4).enumerate().any(|(at, word)| {
+            at >= 1
+                && word == "as"
+                && position
+                    .get(at + 1)
+                    .is_some_and(|verb| PLAYING.contains(&verb.as_str()))
+        })
+}
 
 /// Sports whose name before `for` makes a name a team (`plays basketball for ⟨…⟩`), and after
 /// `college`, before `at` too (`played college football at ⟨…⟩`: a college's team).
@@ -1029,6 +1057,23 @@ pub fn read_all(chars: &[char], mentions: &[(usize, usize, EntityType)]) -> Vec<
         }
     }
     keep_an_unfinished_list(chars, &list, false, mentions, &mut readings);
+    // What a verb implies of its first object it implies of the names listed after it
+    // (`played for Alpha, ⟨Beta⟩ and ⟨Gamma⟩`: three teams).
+    for pair in order.windows(2) {
+        let (first, next) = (pair[0], pair[1]);
+        if mentions[first].2 == mentions[next].2
+            && readings[next].kind.is_none()
+            && readings[next].implied.is_none()
+            && readings[next].slot == Slot::Head
+            && separated(first, next)
+            && chars
+                .get(mentions[next].0..mentions[next].1)
+                .is_some_and(|span| written_as_a_name(&span.iter().collect::<String>()))
+            && let Some(implied) = readings[first].implied.clone()
+        {
+            readings[next].implied = Some(implied);
+        }
+    }
     // A title right before a person's name (`former ⟨President⟩ John Doe`) can go: the name
     // stays as its label.
     for pair in order.windows(2) {
@@ -1164,7 +1209,7 @@ const COMMON_NOUN_FRAME_KINDS: &[&str] = &["a condition", "an offence"];
 /// The kind the words before the name imply it is (`played for the ⟨…⟩` → `a team`), past one
 /// determiner.
 fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option<String> {
-    let mut before: Vec<String> = words_before(chars, start, 5)
+    let mut before: Vec<String> = words_before(chars, start, 7)
         .into_iter()
         .map(|word| word.to_lowercase())
         .collect();
@@ -1178,6 +1223,9 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
         && let Some(team) = sports_team(&before)
     {
         return Some(team.to_owned());
+    }
+    if entity_type == EntityType::Org && plays_as_for(&before) {
+        return Some("a team".to_owned());
     }
     if entity_type == EntityType::Misc && character_on(chars, start) {
         return Some(A_SHOW.to_owned());
@@ -3405,5 +3453,75 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn chairing_a_body_or_a_career_at_it_makes_it_an_organization() {
+        for text in [
+            "She was elected Chairman of Zorb Holdings in 2004.",
+            "He was the Vice-Chairman of the Zorb Holdings until 2015.",
+            "She began her career at Zorb Holdings in Oslo.",
+            "He served as president of the Zorb Holdings.",
+        ] {
+            assert_eq!(
+                reading(text, "Zorb Holdings", EntityType::Org)
+                    .implied
+                    .as_deref(),
+                Some("an organization"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn playing_a_position_for_a_name_makes_it_a_team() {
+        for text in [
+            "He is a footballer who plays as a goalkeeper for Velt 96.",
+            "She played as defensive midfielder for the Velt 96.",
+        ] {
+            assert_eq!(
+                reading(text, "Velt 96", EntityType::Org).implied.as_deref(),
+                Some("a team"),
+                "{text}"
+            );
+        }
+        // `as` too far from `for`, or no verb of playing before it.
+        for text in [
+            "He is known as the best player in the whole league for Velt 96.",
+            "She worked as a nurse for Velt 96.",
+        ] {
+            assert_ne!(
+                reading(text, "Velt 96", EntityType::Org).implied.as_deref(),
+                Some("a team"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_names_listed_after_a_verbs_object_are_of_its_kind() {
+        let read = readings(
+            "He played for Velt, Zorb Rovers and Alpha Town in Oslo.",
+            &[
+                ("Velt", EntityType::Org),
+                ("Zorb Rovers", EntityType::Org),
+                ("Alpha Town", EntityType::Org),
+                ("Oslo", EntityType::Loc),
+            ],
+        );
+        let implied: Vec<Option<&str>> = read
+            .iter()
+            .map(|reading| reading.implied.as_deref())
+            .collect();
+        assert_eq!(
+            implied,
+            [Some("a team"), Some("a team"), Some("a team"), None]
+        );
+        // Not past a word that ends the list.
+        let read = readings(
+            "He played for Velt when Zorb Rovers won.",
+            &[("Velt", EntityType::Org), ("Zorb Rovers", EntityType::Org)],
+        );
+        assert_eq!(read[1].implied, None);
     }
 }
