@@ -846,7 +846,8 @@ impl ParsedDate {
     /// there are more rungs than `max`, the bare decade goes first and the century is kept (unless
     /// `max` is 1):
     /// `5 August 2003` gives exactly `August 2003`, `summer 2003`, `2003`, `the early 2000s`,
-    /// `the 21st century`.
+    /// `the 21st century`. A ladder through a decade that has room left ends one rung above its
+    /// century, at the turn of centuries (`2003` → … → `the late 20th or early 21st century`).
     pub fn ladder(&self, max: usize) -> Vec<String> {
         let mut rungs = Vec::new();
         let mut value = self.value;

@@ -140,6 +140,9 @@ const PREPOSITIONS_AND_CONJUNCTIONS: &[&str] = &[
     "outside",
     "till",
     "versus",
+    "vs",
+    "v",
+    "via",
 ];
 
 /// Whether a label stands for a person or a code, which takes no article (`the PERSON 2`).
@@ -744,6 +747,9 @@ mod tests {
             " despite it",
             " near the sea",
             " versus Alpha",
+            " vs. the Alpha Vikings",
+            " v. Alpha",
+            " via Alpha",
         ] {
             assert!(!followed_by_content_word(&rest(text)), "{text}");
         }

@@ -169,6 +169,7 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| place(vocabulary, bare))
             .or_else(|| people::titled(vocabulary, bare))
             .or_else(|| organizations::placed_by_name(vocabulary, bare))
+            .or_else(|| organizations::league_or_hall_of_fame(vocabulary, bare))
             .or_else(|| works::rungs(bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)
@@ -699,6 +700,21 @@ mod tests {
             RungSource::AwardList
         );
         assert!(kg_candidates(EntityType::Misc, "Titanic").is_empty());
+    }
+
+    #[test]
+    fn a_miscellany_that_names_a_league_or_a_hall_of_fame_is_one() {
+        assert_eq!(
+            kg_candidates(EntityType::Misc, "Zorbian Sports Hall of Fame"),
+            ["a hall of fame"]
+        );
+        assert_eq!(
+            kg_candidates(EntityType::Misc, "Velt A-League"),
+            ["a league"]
+        );
+        // The kind alone is a title, and other kinds of body are left to their own rules.
+        assert!(kg_candidates(EntityType::Misc, "The League").is_empty());
+        assert!(kg_candidates(EntityType::Misc, "Velt Company").is_empty());
     }
 
     /// The KG attacker maps its index's lower-cased terms through `kg_rungs`: a name must climb

@@ -98,6 +98,20 @@ pub(super) fn placed_by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<
     rungs.first()?.text.contains(" in ").then_some(rungs)
 }
 
+/// A league or a hall of fame, which annotators often mark as a miscellany rather than an
+/// organisation (`the St. Lawrence League`): unplaced too, as few works are titled so.
+pub(super) fn league_or_hall_of_fame(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+    // A title that is the kind alone (`The League`) names no league.
+    let lower = name.trim().to_lowercase();
+    let kind_alone = lower.strip_prefix("the ").unwrap_or(&lower);
+    if ["league", "hall of fame"].contains(&kind_alone) {
+        return None;
+    }
+    let rungs = by_name(vocabulary, name)?;
+    let top = &rungs.last()?.text;
+    (top == "a league" || top == "a hall of fame").then_some(rungs)
+}
+
 /// A North American broadcaster's call sign with its band (`KABC-AM`, `WXYZ-TV`): the letters a
 /// licence gives a station, `K` or `W` and two or three more, then the band.
 pub(super) fn call_sign(name: &str) -> Option<Vec<Rung>> {
