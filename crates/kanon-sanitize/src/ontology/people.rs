@@ -11,6 +11,16 @@ use super::{Rung, RungSource, with_article};
 /// The rungs of a kind of person, or none when WordNet gives none.
 pub(super) fn hypernyms(vocabulary: &Vocabulary, surface: &str) -> Option<Vec<Rung>> {
     let lower = surface.trim().to_lowercase();
+    // A word for a woman in a role is the role's (`fisherwoman` → `fisherman`, `chairwoman`);
+    // `woman` alone, or after an adjective (`black woman`), is no role.
+    let compound = |stem: &str| stem.ends_with(|c: char| c.is_alphabetic());
+    let lower = match lower.strip_suffix("woman") {
+        Some(stem) if compound(stem) => format!("{stem}man"),
+        _ => match lower.strip_suffix("women") {
+            Some(stem) if compound(stem) => format!("{stem}men"),
+            _ => lower,
+        },
+    };
     let head = head_noun(&lower);
     for kind in [lower.as_str(), head] {
         if let Some(chain) = vocabulary.person_hypernyms(kind) {
@@ -178,6 +188,9 @@ fn biography_sense(kind: &str) -> Option<&'static [&'static str]> {
         "actor" => &["performer", "entertainer"],
         "politician" => &["public figure"],
         "journalist" | "author" => &["writer"],
+        // WordNet's first `writer` is a communicator, its `compiler` a program too.
+        "writer" => &["creator"],
+        "compiler" => &["writer", "creator"],
         "king" | "queen" | "emperor" | "empress" => &["monarch", "head of state"],
         "musician" | "painter" | "sculptor" => &["artist"],
         "architect" => &["designer", "creator"],
@@ -458,6 +471,20 @@ mod tests {
         assert_eq!(sources, [RungSource::BiographySense]);
         // A president of a state, a firm or a society leads it.
         assert_eq!(texts("president"), ["a leader"]);
+        assert_eq!(texts("writer"), ["a creator"]);
+        assert_eq!(texts("compiler"), ["a writer", "a creator"]);
+        // A woman's word for a role climbs as the role does.
+        assert_eq!(texts("fisherwoman"), texts("fisherman"));
+        assert!(!texts("fisherwoman").is_empty());
+        assert_eq!(texts("sportswomen"), texts("sportsmen"));
+        assert!(texts("woman").is_empty());
+        let black_woman = texts("black woman");
+        assert_eq!(black_woman[0], "a woman");
+        assert!(
+            !black_woman
+                .iter()
+                .any(|rung| rung == "a man" || rung == "a male")
+        );
         // Senses a biography uses alike get nothing.
         assert!(texts("director").is_empty());
         assert!(texts("model").is_empty());
