@@ -45,16 +45,7 @@ pub(super) fn ladder(surface: &str) -> Option<Vec<Rung>> {
         .strip_prefix('(')
         .and_then(|rest| rest.strip_suffix(')'))
     {
-        let rungs = ladder(inner)?;
-        return Some(
-            rungs
-                .into_iter()
-                .map(|rung| Rung {
-                    text: format!("({})", rung.text),
-                    ..rung
-                })
-                .collect(),
-        );
+        return Some(rewritten(ladder(inner)?, |text| format!("({text})")));
     }
     if let Some(rungs) = ordinal(surface) {
         return Some(rungs);
@@ -117,18 +108,22 @@ pub(super) fn duration(surface: &str) -> Option<Vec<Rung>> {
     if unit_at == 0 || !after_ok {
         return None;
     }
-    let rungs = ladder(trimmed)?;
     // `twenty-eight years' imprisonment` → `more than 20 years' imprisonment`.
     let apostrophe = &surface[trimmed.len()..];
-    Some(
-        rungs
-            .into_iter()
-            .map(|rung| Rung {
-                text: format!("{}{apostrophe}", rung.text),
-                ..rung
-            })
-            .collect(),
-    )
+    Some(rewritten(ladder(trimmed)?, |text| {
+        format!("{text}{apostrophe}")
+    }))
+}
+
+/// `rungs` with each text written as `write` gives it: the form of the span around its count.
+fn rewritten(rungs: Vec<Rung>, write: impl Fn(&str) -> String) -> Vec<Rung> {
+    rungs
+        .into_iter()
+        .map(|rung| Rung {
+            text: write(&rung.text),
+            ..rung
+        })
+        .collect()
 }
 
 /// `32-week`, `895-day-long`, `twenty-eight-year`: a count of a unit of time in one word, which
