@@ -676,10 +676,10 @@ impl<'m> Sanitizer<'m> {
         let count = entity_type == EntityType::Quantity
             && self.config.read_context
             && crate::render::counts_alone(surface);
+        let hierarchy_rungs = crate::ontology::kg_rungs(entity_type, surface);
         // A duration's rungs keep its form: one word (`a more than 30-week ban`) or a
         // possessive (`more than 20 years' imprisonment`) qualifies a noun as the span did.
-        let duration = entity_type == EntityType::Datetime
-            && !crate::ontology::kg_rungs(entity_type, surface).is_empty();
+        let duration = entity_type == EntityType::Datetime && !hierarchy_rungs.is_empty();
         let noun_phrase_misfits = entity_type != EntityType::Dem
             && !count
             && !duration
@@ -688,7 +688,7 @@ impl<'m> Sanitizer<'m> {
         // What the hierarchies know of the entity: its candidates, unless the config or the
         // grammar rules them out, and what confirms the model's.
         let mut known: Vec<Rung> = {
-            let mut rungs = crate::ontology::kg_rungs(entity_type, surface);
+            let mut rungs = hierarchy_rungs;
             if rungs.is_empty() && entity_type == EntityType::Datetime {
                 rungs = age_rungs(text, span.start, surface);
             }

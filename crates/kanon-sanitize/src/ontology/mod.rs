@@ -168,8 +168,7 @@ fn rungs_as_written(entity_type: EntityType, surface: &str) -> Vec<Rung> {
             .or_else(|| named::rungs(vocabulary, entity_type, bare))
             .or_else(|| place(vocabulary, bare))
             .or_else(|| people::titled(vocabulary, bare))
-            .or_else(|| organizations::placed_by_name(vocabulary, bare))
-            .or_else(|| organizations::league_or_hall_of_fame(vocabulary, bare))
+            .or_else(|| organizations::miscellany_by_name(vocabulary, bare))
             .or_else(|| works::rungs(bare))
             .or_else(|| head_noun(entity_type, surface)),
         EntityType::Org => organizations::listed(vocabulary, bare)

@@ -92,24 +92,24 @@ fn firm_or_station(name: &str) -> Option<Vec<Rung>> {
 
 /// [`by_name`] for a miscellany: a title may borrow an organisation's kind (a film called `The
 /// Club`), so only a name that also holds a place states it (`Guelph Sports Hall of Fame`, `LXI
-/// Legislature of the Mexican Congress`).
-pub(super) fn placed_by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
+/// Legislature of the Mexican Congress`), or one that names a league or a hall of fame, which
+/// annotators often mark as a miscellany and few works are titled as (`the St. Lawrence
+/// League`).
+pub(super) fn miscellany_by_name(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
     let rungs = by_name(vocabulary, name)?;
-    rungs.first()?.text.contains(" in ").then_some(rungs)
+    let placed = rungs.first()?.text.contains(" in ");
+    (placed || names_a_league_or_hall_of_fame(name, &rungs)).then_some(rungs)
 }
 
-/// A league or a hall of fame, which annotators often mark as a miscellany rather than an
-/// organisation (`the St. Lawrence League`): unplaced too, as few works are titled so.
-pub(super) fn league_or_hall_of_fame(vocabulary: &Vocabulary, name: &str) -> Option<Vec<Rung>> {
-    // A title that is the kind alone (`The League`) names no league.
+/// Whether `rungs`, `name`'s, climb to a league or a hall of fame, and `name` says more than the
+/// kind (`The League` is a title, no league).
+fn names_a_league_or_hall_of_fame(name: &str, rungs: &[Rung]) -> bool {
     let lower = name.trim().to_lowercase();
     let kind_alone = lower.strip_prefix("the ").unwrap_or(&lower);
-    if ["league", "hall of fame"].contains(&kind_alone) {
-        return None;
-    }
-    let rungs = by_name(vocabulary, name)?;
-    let top = &rungs.last()?.text;
-    (top == "a league" || top == "a hall of fame").then_some(rungs)
+    !["league", "hall of fame"].contains(&kind_alone)
+        && rungs
+            .last()
+            .is_some_and(|top| top.text == "a league" || top.text == "a hall of fame")
 }
 
 /// A North American broadcaster's call sign with its band (`KABC-AM`, `WXYZ-TV`): the letters a
@@ -681,9 +681,9 @@ mod tests {
     }
 
     #[test]
-    fn a_miscellany_states_an_organisations_kind_only_with_a_place() {
+    fn a_miscellany_states_an_organisations_kind_only_with_a_place_or_as_a_league() {
         let placed = |name: &str| -> Vec<String> {
-            placed_by_name(Vocabulary::embedded(), name)
+            miscellany_by_name(Vocabulary::embedded(), name)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|rung| rung.text)
