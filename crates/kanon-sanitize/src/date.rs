@@ -776,6 +776,16 @@ impl DateValue {
                 year,
             ),
             DateValue::Year(year) => year.to_string(),
+            // `the 1900s` reads as a century before 2000, and `the mid-1900s` as the 1950s: the
+            // middle and the end of a century's first decade are said as the years they centre
+            // on (`the early 1900s` is true either way).
+            DateValue::DecadePart {
+                decade,
+                part: part @ (DecadePart::Mid | DecadePart::Late),
+            } if decade.rem_euclid(100) == 0 && decade < 2000 => {
+                let centre = if part == DecadePart::Mid { 5 } else { 8 };
+                format!("about {}", decade + centre)
+            }
             DateValue::DecadePart { decade, part } => match part {
                 DecadePart::Early => format!("the early {decade}s"),
                 DecadePart::Mid => format!("the mid-{decade}s"),
@@ -958,6 +968,25 @@ mod tests {
         // A century alone says nothing of its half; nor does a span across decades.
         assert_eq!(ladder("the 19th century"), Vec::<String>::new());
         assert_eq!(ladder("1612 – March 3, 1688"), ["the 17th century"]);
+    }
+
+    #[test]
+    fn the_middle_and_end_of_a_centurys_first_decade_are_years_not_a_misread_century() {
+        // `the mid-1900s` would read as the 1950s; `the early 1900s` is true either way.
+        assert_eq!(
+            ladder("1905"),
+            [
+                "about 1905",
+                "the 1900s",
+                "the 20th century",
+                "the late 19th or early 20th century"
+            ]
+        );
+        assert_eq!(ladder("1808")[0], "about 1808");
+        assert_eq!(ladder("1902")[0], "the early 1900s");
+        // The 2000s are read as a decade.
+        assert_eq!(ladder("2005")[0], "the mid-2000s");
+        assert_eq!(ladder("1955")[0], "the mid-1950s");
     }
 
     #[test]

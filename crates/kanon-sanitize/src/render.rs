@@ -326,7 +326,8 @@ pub fn render(text: &str, replacements: &[Replacement]) -> String {
 }
 
 /// [`render`], with where each replacement landed: the character range of the output it occupies
-/// (empty for a deletion), one per replacement, in order.
+/// (empty for a deletion; the first's for the second end of a period both ends of which one
+/// phrase says), one per replacement, in order.
 pub fn render_with_ranges(
     text: &str,
     replacements: &[Replacement],
@@ -352,6 +353,10 @@ pub fn render_with_ranges(
             continue;
         }
         let phrase = phrase_in_place(replacement, phrase, &chars, cursor);
+        let previous = index.checked_sub(1).map(|previous| &replacements[previous]);
+        if output.one_period_for_both_ends(previous, replacement, &phrase) {
+            continue;
+        }
         let phrase = output.join_articles(replacement, phrase);
         output.agree_with_previous_word(replacement, &phrase);
         output.preposition_for_a_period(replacement, &phrase);
@@ -684,6 +689,57 @@ impl Output {
         }
     }
 
+    /// The two ends of a period that climbed to one rung (`from 1942 to 1945` → `from the 20th
+    /// century to the 20th century`) say it once: `in the 20th century`, `(about 1805)`. True,
+    /// as a rung is a period, so every year between two on it is on it too. Returns whether
+    /// `phrase` was folded into the one before (its range is then that one's).
+    fn one_period_for_both_ends(
+        &mut self,
+        previous: Option<&Replacement>,
+        replacement: &Replacement,
+        phrase: &str,
+    ) -> bool {
+        let a_date_rung = |replacement: &Replacement| {
+            replacement.entity_type == EntityType::Datetime
+                && !replacement.bracketed
+                && !replacement.label
+                && !replacement.fallback
+        };
+        if !a_date_rung(replacement) || !previous.is_some_and(a_date_rung) {
+            return false;
+        }
+        let Some(first) = self.ranges.last().cloned() else {
+            return false;
+        };
+        if first.is_empty() || !self.text[first.clone()].eq_ignore_ascii_case(phrase) {
+            return false;
+        }
+        let connector = self.text[first.end..].trim().to_lowercase();
+        let opener = previous_word(&self.text[..first.start])
+            .map(|(start, end)| (start..end, self.text[start..end].to_lowercase()));
+        let opened_by = |word: &str| opener.as_ref().is_some_and(|(_, opener)| opener == word);
+        let one_period = match connector.as_str() {
+            "–" | "—" | "-" => true,
+            "to" | "until" | "till" => opened_by("from"),
+            "and" => opened_by("between"),
+            _ => false,
+        };
+        if !one_period {
+            return false;
+        }
+        self.text.truncate(first.end);
+        if let Some((at, word)) = opener
+            && (word == "from" || word == "between")
+        {
+            let with = same_case(&self.text[at.clone()], "in");
+            self.touch_up(at, &with);
+        }
+        // The second end stands where the first does: the phrase says both.
+        let both = self.ranges.last().cloned().unwrap_or(first);
+        self.ranges.push(both);
+        true
+    }
+
     /// `born 1962` may stand without a preposition, `born the early 1960s` may not: a date's
     /// period (a decade, a century, a season) after a verb's participle takes `in`.
     fn preposition_for_a_period(&mut self, replacement: &Replacement, phrase: &str) {
@@ -816,6 +872,60 @@ mod tests {
         );
         let born_a_year = render(text, &[date(at("1962"), at("1962") + 4, "1962")]);
         assert_eq!(born_a_year, text);
+    }
+
+    #[test]
+    fn two_ends_of_a_period_on_one_rung_say_it_once() {
+        let text = "She served from 1942 to 1945. He reigned (1804–1806), between 1950 and 1953, \
+                    moved from 1960 to 1969 and was away 1970 to 1974.";
+        // Character offsets: the dash is three bytes.
+        let at = |word: &str| text[..text.find(word).unwrap()].chars().count();
+        let year = |word: &str, rung: &str| date(at(word), at(word) + 4, rung);
+        let replacements = [
+            year("1942", "the 20th century"),
+            year("1945", "the 20th century"),
+            year("1804", "about 1805"),
+            year("1806", "about 1805"),
+            year("1950", "the early 1950s"),
+            year("1953", "the early 1950s"),
+            // Ends on different rungs keep both.
+            year("1960", "the early 1960s"),
+            year("1969", "the late 1960s"),
+            // `to` without `from` may be no period (`postponed 1970 to 1974`).
+            year("1970", "the 1970s"),
+            year("1974", "the 1970s"),
+        ];
+        let (out, ranges) = render_with_ranges(text, &replacements);
+        assert_eq!(
+            out,
+            "She served in the 20th century. He reigned (about 1805), in the early 1950s, \
+             moved from the early 1960s to the late 1960s and was away the 1970s to the 1970s."
+        );
+        let shown = |index: usize| {
+            out.chars()
+                .skip(ranges[index].start)
+                .take(ranges[index].len())
+                .collect::<String>()
+        };
+        assert_eq!(shown(0), "the 20th century");
+        assert!(ranges[1] == ranges[0] && ranges[3] == ranges[2] && ranges[5] == ranges[4]);
+        assert_eq!(shown(4), "the early 1950s");
+        // The attacker is shown each candidate where it stands.
+        let bracketed: Vec<Replacement> = replacements[..2]
+            .iter()
+            .map(|replacement| Replacement {
+                bracketed: true,
+                ..replacement.clone()
+            })
+            .collect();
+        assert_eq!(
+            render(text, &bracketed),
+            text.replacen("1942", "[[the 20th century]]", 1).replacen(
+                "1945",
+                "[[the 20th century]]",
+                1
+            )
+        );
     }
 
     #[test]

@@ -157,7 +157,8 @@ pub struct Sanitized {
     /// This document's counts (`documents` is 1).
     pub stats: SanitizeStats,
     /// Where each edit's replacement stands in `document.text` (character ranges, edit order;
-    /// empty for a deletion). Not written to the output: the edits' original offsets are.
+    /// empty for a deletion; a period's second end shares its first's range when one phrase
+    /// says both). Not written to the output: the edits' original offsets are.
     pub replaced: Vec<std::ops::Range<usize>>,
     /// The text sanitized (for [`Sanitized::original_range`]); never written out.
     original_text: String,
