@@ -272,6 +272,12 @@ const FRAMES: &[(EntityType, &[&str], &str)] = &[
     (EntityType::Org, &["career", "at"], AN_ORGANIZATION),
 ];
 
+/// Whether a kind the sentence implies is a sports side (`a team`, `a college team`): what a
+/// place's name stands for after `played for`, never the place itself.
+pub(crate) fn is_a_team(kind: &str) -> bool {
+    kind.ends_with(" team")
+}
+
 /// Verbs of playing a sport that, with a position after `as`, make the name after `for` a team
 /// (`plays as a goalkeeper for ⟨…⟩`).
 const PLAYING: &[&str] = &["plays", "played", "playing"];
@@ -1219,12 +1225,13 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
     {
         before.remove(0);
     }
-    if entity_type == EntityType::Org
-        && let Some(team) = sports_team(&before)
-    {
+    // `played for ⟨Southampton⟩`, `his debut for ⟨Brazil⟩`: a club or a national side named
+    // after its place, whatever type the span was given.
+    let may_be_a_team = matches!(entity_type, EntityType::Org | EntityType::Loc);
+    if may_be_a_team && let Some(team) = sports_team(&before) {
         return Some(team.to_owned());
     }
-    if entity_type == EntityType::Org && plays_as_for(&before) {
+    if may_be_a_team && plays_as_for(&before) {
         return Some("a team".to_owned());
     }
     if entity_type == EntityType::Misc && character_on(chars, start) {
@@ -1235,8 +1242,11 @@ fn implied_kind(chars: &[char], start: usize, entity_type: EntityType) -> Option
     }
     FRAMES
         .iter()
-        .find(|(frame_type, words, _)| {
-            *frame_type == entity_type
+        .find(|(frame_type, words, kind)| {
+            (*frame_type == entity_type
+                || entity_type == EntityType::Loc
+                    && *frame_type == EntityType::Org
+                    && is_a_team(kind))
                 && words.len() <= before.len()
                 && words.iter().rev().zip(&before).all(|(a, b)| a == b)
         })
@@ -2590,6 +2600,25 @@ mod tests {
             implied("He played for Alpha.", "Alpha", EntityType::Misc),
             None
         );
+        // A place's name after a team's frame is the club or the national side; after any
+        // other frame it stays a place.
+        for text in [
+            "He played for Velt.",
+            "He made his debut for Velt.",
+            "She plays basketball for Velt.",
+            "He played as a goalkeeper for Velt.",
+        ] {
+            assert_eq!(
+                implied(text, "Velt", EntityType::Loc).as_deref(),
+                Some("a team"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            implied("He was mayor of Velt.", "Velt", EntityType::Loc).as_deref(),
+            Some("a municipality")
+        );
+        assert_eq!(implied("He joined Velt.", "Velt", EntityType::Loc), None);
         assert_eq!(
             implied(
                 "He is known for Alpha Beta (1997).",

@@ -352,7 +352,7 @@ pub fn render_with_ranges(
             output.delete(&chars, &mut cursor, next);
             continue;
         }
-        let phrase = phrase_in_place(replacement, phrase, &chars, cursor);
+        let phrase = phrase_in_place(replacement, phrase, &chars, &mut cursor);
         let previous = index.checked_sub(1).map(|previous| &replacements[previous]);
         if output.one_period_for_both_ends(previous, replacement, &phrase) {
             continue;
@@ -367,24 +367,45 @@ pub fn render_with_ranges(
 }
 
 /// The phrase as it must read where the span stood: a count fallen back to its label reads `a
-/// number of` before the word it counts, and a possessive inside the span (`Todd Hollenbach's`)
-/// stays with the replacement.
+/// number of` before the word it counts, a possessive inside the span (`Todd Hollenbach's`)
+/// stays with the replacement, and one written with an apostrophe alone after a name ending in
+/// `s` (`Wales' opening match`) takes the phrase's own (`a team's`; `cursor` then passes it).
 fn phrase_in_place(
     replacement: &Replacement,
     mut phrase: String,
     chars: &[char],
-    cursor: usize,
+    cursor: &mut usize,
 ) -> String {
-    let original: String = chars[replacement.start.min(chars.len())..cursor]
+    let cursor_at = *cursor;
+    let original: String = chars[replacement.start.min(chars.len())..cursor_at]
         .iter()
         .collect();
+    // Not a single-quoted title ending in `s` (`'Songs'`).
+    let quoted = replacement
+        .start
+        .checked_sub(1)
+        .and_then(|before| chars.get(before))
+        .is_some_and(|before| ['\'', '‘', '’'].contains(before));
+    let apostrophe_alone = matches!(chars.get(cursor_at), Some('\'' | '’'))
+        && !chars
+            .get(cursor_at + 1)
+            .is_some_and(|next| next.is_alphanumeric())
+        && original.ends_with(['s', 'S'])
+        && !quoted;
+    if apostrophe_alone && !replacement.bracketed && !phrase.ends_with(['s', 'S']) {
+        // The document's own apostrophe, straight or curly.
+        phrase.push(chars[cursor_at]);
+        phrase.push('s');
+        *cursor += 1;
+        return phrase;
+    }
     let original = original.trim_end();
     if replacement.fallback
         && replacement.entity_type == EntityType::Quantity
         && counts_alone(original)
         // `one daughter` is no number of daughters.
         && !["one", "1"].contains(&original.to_lowercase().as_str())
-        && followed_by_content_word(&chars[cursor.min(chars.len())..])
+        && followed_by_content_word(&chars[cursor_at.min(chars.len())..])
     {
         phrase = "a number of".to_owned();
     }
@@ -872,6 +893,38 @@ mod tests {
         );
         let born_a_year = render(text, &[date(at("1962"), at("1962") + 4, "1962")]);
         assert_eq!(born_a_year, text);
+    }
+
+    #[test]
+    fn a_possessive_apostrophe_after_an_s_takes_the_phrases_own() {
+        let text = "During Wales' opening match, James’ coach met the 'Songs' fans.";
+        // Character offsets: the curly apostrophe is three bytes.
+        let at = |word: &str| text[..text.find(word).unwrap()].chars().count();
+        let phrase = |word: &str, with: &str| Replacement {
+            entity_type: EntityType::Org,
+            text: with.to_owned(),
+            ..deletion(at(word), at(word) + word.len())
+        };
+        let label = Replacement {
+            label: true,
+            entity_type: EntityType::Person,
+            ..phrase("James", "PERSON 1")
+        };
+        let out = render(
+            text,
+            &[phrase("Wales", "a team"), label, phrase("Songs", "a song")],
+        );
+        assert!(
+            out.starts_with("During a team's opening match, PERSON 1’s coach"),
+            "{out}"
+        );
+        // A single-quoted title keeps its closing quote.
+        assert!(out.contains("'a song' fans"), "{out}");
+        // A phrase ending in `s` keeps the apostrophe alone.
+        assert_eq!(
+            render(text, &[phrase("Wales", "the islands")]),
+            text.replacen("Wales", "the islands", 1)
+        );
     }
 
     #[test]

@@ -699,6 +699,14 @@ impl<'m> Sanitizer<'m> {
                 _ => rungs,
             }
         };
+        // A place's name that the sentence makes a team (`played for ⟨Southampton⟩`) is no
+        // city: its place rungs are not of this entity.
+        if entity_type == EntityType::Loc
+            && stated_kind.is_none()
+            && implied_kind.is_some_and(crate::context::is_a_team)
+        {
+            known.clear();
+        }
         if let Some(kind) = implied_kind
             && known.is_empty()
             && stated_kind.is_none()

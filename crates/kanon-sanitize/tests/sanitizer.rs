@@ -704,6 +704,37 @@ fn a_separate_attacker_answers_the_attacks() {
 }
 
 #[test]
+fn a_place_name_the_sentence_makes_a_team_is_no_city() {
+    let text =
+        "Born in Bergen, he played as a goalkeeper for Bergen and made his debut for Norway.";
+    let mut spans = mentions(
+        text,
+        &[
+            ("Bergen", EntityType::Loc),
+            ("Bergen", EntityType::Loc),
+            ("Norway", EntityType::Loc),
+        ],
+    );
+    // The city and the club share a name, not an entity.
+    for (mention, id) in spans.iter_mut().zip(["city", "club", "country"]) {
+        mention.entity_id = Some(id.into());
+    }
+    let config = SanitizerConfig::builder()
+        .strategy(Strategy::MostSpecific)
+        .build()
+        .unwrap();
+    let sanitized = Sanitizer::new(config)
+        .unwrap()
+        .sanitize("team", text, &spans)
+        .unwrap();
+    assert_eq!(
+        sanitized.document.text,
+        "Born in a city in Hordaland, he played as a goalkeeper for a team and made his debut \
+         for a team."
+    );
+}
+
+#[test]
 fn knowledge_graph_candidates_come_first_and_need_no_model() {
     use kanon_sanitize::audit::CandidateSource;
     use kanon_sanitize::config::CandidateSources;
