@@ -5,7 +5,7 @@
 //! `2.5 billion` → `more than 2 billion`; a measure, like money, is bounded by `less` (`5 feet`
 //! → `less than ten feet`); a range by bounds that hold both ends (`15–20 metres` → `more than
 //! ten metres` → `less than a hundred metres`); an ordinal by the first ten, hundred or
-//! thousand it is among (`fourth` → `one of the first ten`); an amount after a hedge on the side
+//! thousand it is among (`fourth` → `among the first ten`); an amount after a hedge on the side
 //! the hedge bounds (`over 200` → `more than 100`, `nearly 50` → `fewer than a hundred`);
 //! `twice` → `more than once`, `three-time` → `multiple-time`, `two-thirds` → `more than half`;
 //! a number below one in its decimals (`.117` → `more than .100` → `less than 1`); `a dozen` as
@@ -324,7 +324,8 @@ pub(crate) fn rank(surface: &str) -> Option<u64> {
     (n > 0).then_some(n)
 }
 
-/// A rank: one of the first ten (a hundred, a thousand), and the next bound up.
+/// A rank: among the first ten (a hundred, a thousand), and the next bound up; `among` reads
+/// after a verb (`finished among the first ten`) and as a complement (`was among the first ten`).
 fn ordinal(surface: &str) -> Option<Vec<Rung>> {
     let n = rank(surface)?;
     let bounds = [(10, "ten"), (100, "hundred"), (1000, "thousand")];
@@ -332,7 +333,7 @@ fn ordinal(surface: &str) -> Option<Vec<Rung>> {
         .iter()
         .filter(|(bound, _)| n <= *bound)
         .take(2)
-        .map(|(_, name)| format!("one of the first {name}"))
+        .map(|(_, name)| format!("among the first {name}"))
         .collect();
     (!texts.is_empty()).then(|| Rung::all(RungSource::Number, texts))
 }
@@ -1043,11 +1044,11 @@ mod tests {
         );
         assert_eq!(
             texts("fourth"),
-            ["one of the first ten", "one of the first hundred"]
+            ["among the first ten", "among the first hundred"]
         );
         assert_eq!(
             texts("21st"),
-            ["one of the first hundred", "one of the first thousand"]
+            ["among the first hundred", "among the first thousand"]
         );
         assert_eq!(texts("Twenty-First"), texts("21st"));
         assert_eq!(texts("twelfth"), texts("12th"));
