@@ -358,6 +358,7 @@ pub fn render_with_ranges(
             continue;
         }
         let phrase = output.join_articles(replacement, phrase);
+        let phrase = century_as_modifier(replacement, phrase, &chars[cursor.min(chars.len())..]);
         output.agree_with_previous_word(replacement, &phrase);
         output.preposition_for_a_period(replacement, &phrase);
         output.push(replacement, phrase);
@@ -417,6 +418,20 @@ fn phrase_in_place(
         phrase.push_str("'s");
     }
     phrase
+}
+
+/// A century that modifies the noun after it is one hyphenated word (`her 1993 single` → `her
+/// 20th-century single`, where `her 20th century single` reads as a century that is single).
+fn century_as_modifier(replacement: &Replacement, phrase: String, rest: &[char]) -> String {
+    let century = phrase.strip_suffix(" century").filter(|ordinal| {
+        replacement.entity_type == EntityType::Datetime
+            && !ordinal.contains(' ')
+            && ordinal.starts_with(|c: char| c.is_ascii_digit())
+    });
+    match century {
+        Some(ordinal) if followed_by_content_word(rest) => format!("{ordinal}-century"),
+        _ => phrase,
+    }
 }
 
 /// Whether a span is a number alone (`87`, `forty-five`, `two hundred`), which counts the noun
@@ -924,6 +939,24 @@ mod tests {
         assert_eq!(
             render(text, &[phrase("Wales", "the islands")]),
             text.replacen("Wales", "the islands", 1)
+        );
+    }
+
+    #[test]
+    fn a_century_before_the_noun_it_modifies_is_hyphenated() {
+        let text = "Her 1993 single was a hit in 1994 and 1995 saw a tour.";
+        let at = |word: &str| text.find(word).unwrap();
+        let out = render(
+            text,
+            &[
+                date(at("1993"), at("1993") + 4, "the 20th century"),
+                date(at("1994"), at("1994") + 4, "the 20th century"),
+                date(at("1995"), at("1995") + 4, "the 20th century"),
+            ],
+        );
+        assert_eq!(
+            out,
+            "Her 20th-century single was a hit in the 20th century and the 20th century saw a tour."
         );
     }
 
