@@ -359,6 +359,8 @@ pub fn render_with_ranges(
         }
         let phrase = output.join_articles(replacement, phrase);
         let phrase = century_as_modifier(replacement, phrase, &chars[cursor.min(chars.len())..]);
+        let next_start = replacements.get(index + 1).map(|next| next.start);
+        let phrase = place_said_after(replacement, phrase, &chars, cursor, next_start);
         output.agree_with_previous_word(replacement, &phrase);
         output.preposition_for_a_period(replacement, &phrase);
         output.push(replacement, phrase);
@@ -431,6 +433,52 @@ fn century_as_modifier(replacement: &Replacement, phrase: String, rest: &[char])
     match century {
         Some(ordinal) if followed_by_content_word(rest) => format!("{ordinal}-century"),
         _ => phrase,
+    }
+}
+
+/// A phrase's place that the text names right after it goes (`born in Mumbai, India` → `a city,
+/// India`, not `a city in India, India`): the text says it, and saying it once says less. Not
+/// where the place after the comma is itself a span, which the phrase may then be the only one
+/// to name.
+fn place_said_after(
+    replacement: &Replacement,
+    phrase: String,
+    chars: &[char],
+    cursor: usize,
+    next_start: Option<usize>,
+) -> String {
+    if replacement.bracketed
+        || replacement.label
+        || !matches!(replacement.entity_type, EntityType::Loc | EntityType::Org)
+    {
+        return phrase;
+    }
+    let Some((kind, place)) = phrase.rsplit_once(" in ") else {
+        return phrase;
+    };
+    let place_words = place.strip_prefix("the ").unwrap_or(place);
+    let rest: String = chars
+        .get(cursor..)
+        .unwrap_or(&[])
+        .iter()
+        .take(place.chars().count() + 8)
+        .collect();
+    let Some(after_comma) = rest.strip_prefix(", ") else {
+        return phrase;
+    };
+    let (article, after_article) = match after_comma.strip_prefix("the ") {
+        Some(after) => (4, after),
+        None => (0, after_comma),
+    };
+    let said = after_article
+        .strip_prefix(place_words)
+        .is_some_and(|end| !end.starts_with(|c: char| c.is_alphanumeric()));
+    let place_end = cursor + 2 + article + place_words.chars().count();
+    let stays_original = next_start.is_none_or(|next| next >= place_end);
+    if said && stays_original {
+        kind.to_owned()
+    } else {
+        phrase
     }
 }
 
@@ -939,6 +987,37 @@ mod tests {
         assert_eq!(
             render(text, &[phrase("Wales", "the islands")]),
             text.replacen("Wales", "the islands", 1)
+        );
+    }
+
+    #[test]
+    fn a_place_the_text_names_right_after_the_phrase_is_said_once() {
+        let text = "Born in Mumbai, India, she studied in Oslo, the United States and Norway.";
+        let at = |word: &str| text.find(word).unwrap();
+        let loc = |word: &str, with: &str| Replacement {
+            entity_type: EntityType::Loc,
+            text: with.to_owned(),
+            ..deletion(at(word), at(word) + word.len())
+        };
+        assert_eq!(
+            render(text, &[loc("Mumbai", "a city in India")]),
+            "Born in a city, India, she studied in Oslo, the United States and Norway."
+        );
+        // Not a place that differs, nor one that is a span itself.
+        assert_eq!(
+            render(text, &[loc("Oslo", "a city in Norway")]),
+            "Born in Mumbai, India, she studied in a city in Norway, the United States and Norway."
+        );
+        assert_eq!(
+            render(
+                text,
+                &[loc("Mumbai", "a city in India"), loc("India", "a country")]
+            ),
+            "Born in a city in India, a country, she studied in Oslo, the United States and Norway."
+        );
+        assert_eq!(
+            render(text, &[loc("Oslo", "a city in the United States")]),
+            "Born in Mumbai, India, she studied in a city, the United States and Norway."
         );
     }
 
