@@ -703,18 +703,6 @@ fn a_separate_attacker_answers_the_attacks() {
     assert_eq!(sanitized.document.edits[0].reason, Reason::AllGuessed);
 }
 
-/// `most-specific` with no model: kanon's hierarchies and the sentence's reading alone.
-fn hierarchies_alone(id: &str, text: &str, spans: &[Mention]) -> kanon_sanitize::Sanitized {
-    let config = SanitizerConfig::builder()
-        .strategy(Strategy::MostSpecific)
-        .build()
-        .unwrap();
-    Sanitizer::new(config)
-        .unwrap()
-        .sanitize(id, text, spans)
-        .unwrap()
-}
-
 #[test]
 fn a_place_name_the_sentence_makes_a_team_is_no_city() {
     let text =
@@ -731,7 +719,7 @@ fn a_place_name_the_sentence_makes_a_team_is_no_city() {
     for (mention, id) in spans.iter_mut().zip(["city", "club", "country"]) {
         mention.entity_id = Some(id.into());
     }
-    let sanitized = hierarchies_alone("team", text, &spans);
+    let sanitized = most_specific(text, &spans);
     assert_eq!(
         sanitized.document.text,
         "Born in a city in Hordaland, he played as a goalkeeper for a team and made his debut \
@@ -753,7 +741,7 @@ fn knowledge_graph_candidates_come_first_and_need_no_model() {
         ],
     );
     // No model: the hierarchies alone, true by construction.
-    let sanitized = hierarchies_alone("kg", text, &spans);
+    let sanitized = most_specific(text, &spans);
     assert_eq!(
         sanitized.document.text,
         "The Northern European painter was born in a city in Hordaland and died in a city in Norway."
