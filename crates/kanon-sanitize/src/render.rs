@@ -937,32 +937,42 @@ mod tests {
         }
     }
 
+    /// Character offset of `word`'s first occurrence in `text` (a dash or a curly apostrophe
+    /// is one character, several bytes).
+    fn char_offset(text: &str, word: &str) -> usize {
+        text[..text.find(word).unwrap()].chars().count()
+    }
+
+    /// A date span at `year`'s first occurrence in `text`, replaced by `rung`.
+    fn year(text: &str, year: &str, rung: &str) -> Replacement {
+        let start = char_offset(text, year);
+        date(start, start + year.chars().count(), rung)
+    }
+
     #[test]
     fn a_period_after_a_participle_takes_in() {
         let text = "He was born 1962, the firm founded 1990, from 1995 to 1999.";
-        let at = |word: &str| text.find(word).unwrap();
         let out = render(
             text,
             &[
-                date(at("1962"), at("1962") + 4, "the early 1960s"),
-                date(at("1990"), at("1990") + 4, "summer 1990"),
-                date(at("1995"), at("1995") + 4, "the mid-1990s"),
-                date(at("1999"), at("1999") + 4, "1999"),
+                year(text, "1962", "the early 1960s"),
+                year(text, "1990", "summer 1990"),
+                year(text, "1995", "the mid-1990s"),
+                year(text, "1999", "1999"),
             ],
         );
         assert_eq!(
             out,
             "He was born in the early 1960s, the firm founded in summer 1990, from the mid-1990s to 1999."
         );
-        let born_a_year = render(text, &[date(at("1962"), at("1962") + 4, "1962")]);
+        let born_a_year = render(text, &[year(text, "1962", "1962")]);
         assert_eq!(born_a_year, text);
     }
 
     #[test]
     fn a_possessive_apostrophe_after_an_s_takes_the_phrases_own() {
         let text = "During Wales' opening match, James’ coach met the 'Songs' fans.";
-        // Character offsets: the curly apostrophe is three bytes.
-        let at = |word: &str| text[..text.find(word).unwrap()].chars().count();
+        let at = |word: &str| char_offset(text, word);
         let phrase = |word: &str, with: &str| Replacement {
             entity_type: EntityType::Org,
             text: with.to_owned(),
@@ -1024,13 +1034,12 @@ mod tests {
     #[test]
     fn a_century_before_the_noun_it_modifies_is_hyphenated() {
         let text = "Her 1993 single was a hit in 1994 and 1995 saw a tour.";
-        let at = |word: &str| text.find(word).unwrap();
         let out = render(
             text,
             &[
-                date(at("1993"), at("1993") + 4, "the 20th century"),
-                date(at("1994"), at("1994") + 4, "the 20th century"),
-                date(at("1995"), at("1995") + 4, "the 20th century"),
+                year(text, "1993", "the 20th century"),
+                year(text, "1994", "the 20th century"),
+                year(text, "1995", "the 20th century"),
             ],
         );
         assert_eq!(
@@ -1043,9 +1052,7 @@ mod tests {
     fn two_ends_of_a_period_on_one_rung_say_it_once() {
         let text = "She served from 1942 to 1945. He reigned (1804–1806), between 1950 and 1953, \
                     moved from 1960 to 1969 and was away 1970 to 1974.";
-        // Character offsets: the dash is three bytes.
-        let at = |word: &str| text[..text.find(word).unwrap()].chars().count();
-        let year = |word: &str, rung: &str| date(at(word), at(word) + 4, rung);
+        let year = |word: &str, rung: &str| year(text, word, rung);
         let replacements = [
             year("1942", "the 20th century"),
             year("1945", "the 20th century"),
